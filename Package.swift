@@ -1,0 +1,83 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "tarrare",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "accounts", targets: ["Accounts"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: C libraries
+        .systemLibrary(
+            name: "CLibPQ", path: "Shared/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "CRabbitMQ", path: "Shared/CRabbitMQ", pkgConfig: "librabbitmq",
+            providers: [.apt(["librabbitmq-dev"])]),
+        .systemLibrary(
+            name: "CCrypt", path: "Shared/CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
+
+        // MARK: Shared
+        .target(
+            name: "Postgres", dependencies: ["CLibPQ", .logging, .nioPosix, .nioConcurrency, .serviceLifecycle],
+            path: "Shared/Postgres"),
+        .target(
+            name: "Messaging",
+            dependencies: ["CRabbitMQ", "Postgres", "Contracts", .logging, .nioPosix, .nioConcurrency, .serviceLifecycle],
+            path: "Shared/Messaging", resources: [.copy("Migrations")]),
+        .target(name: "Contracts", path: "Shared/Contracts"),
+        .target(
+            name: "ServiceKit",
+            dependencies: [
+                "Postgres", "Messaging", .hummingbird, .logging, .serviceLifecycle, .nioConcurrency,
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Shared/ServiceKit"),
+
+        // MARK: Services
+        .executableTarget(
+            name: "Accounts",
+            dependencies: [
+                "ServiceKit", "Postgres", "Messaging", "Contracts", "CCrypt", .hummingbird, .nioPosix,
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/Accounts", resources: [.copy("Migrations"), .copy("campuses.json"), .copy("openapi.yaml")]),
+
+        // MARK: Tests
+        .target(
+            name: "TestSupport", dependencies: ["Postgres", "Messaging", "ServiceKit", .logging],
+            path: "Tests/TestSupport"),
+        .testTarget(
+            name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], path: "Tests/PostgresTests",
+            exclude: ["Migrations"]),
+        .testTarget(
+            name: "MessagingTests", dependencies: ["Messaging", "Postgres", "Contracts", "TestSupport", .serviceLifecycle],
+            path: "Tests/MessagingTests", exclude: ["Migrations"]),
+        .testTarget(
+            name: "AccountsTests",
+            dependencies: [
+                "Accounts", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/AccountsTests"),
+    ]
+)
+
+extension Target.Dependency {
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let nioConcurrency = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+    static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+    static let serviceLifecycle = Target.Dependency.product(
+        name: "ServiceLifecycle", package: "swift-service-lifecycle")
+}

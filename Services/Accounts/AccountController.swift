@@ -1,0 +1,202 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// The accounts API: sign-up, verification, login, token refresh and logout, the caller's profile, campuses, and
+/// the key set that verifies access tokens.
+struct AccountController: Sendable {
+    let repository: AccountPostgresRepository
+    let campuses: CampusDirectory
+    let hasher: PasswordHasher
+    let tokens: TokenIssuer
+    let mailer: any Mailer
+    let settings: AccountSettings
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        router.post("/v1/auth/signup", use: signUp)
+        router.post("/v1/auth/verify", use: verify)
+        router.post("/v1/auth/login", use: logIn)
+        router.post("/v1/auth/refresh", use: refresh)
+        router.post("/v1/auth/logout", use: logOut)
+        router.get("/v1/campuses", use: listCampuses)
+        router.get("/.well-known/jwks.json") { _, _ in tokens.jwks }
+        router.group("/v1/me")
+            .add(middleware: AuthenticationMiddleware(verifier: tokens.verifier))
+            .get(use: me)
+            .patch(use: updateMe)
+    }
+
+    // MARK: Requests and responses
+
+    struct SignUpRequest: Decodable {
+        var email: String
+        var password: String
+        var name: String
+    }
+
+    struct VerifyRequest: Decodable {
+        var email: String
+        var code: String
+    }
+
+    struct LogInRequest: Decodable {
+        var email: String
+        var password: String
+    }
+
+    struct RefreshRequest: Decodable {
+        var refreshToken: String
+    }
+
+    struct UpdateMeRequest: Decodable {
+        var name: String?
+        var mode: Mode?
+    }
+
+    /// Tokens with the user; on sign-up without tokens when the email must be verified first.
+    struct Session: ResponseEncodable {
+        var user: Account
+        var accessToken: String?
+        var refreshToken: String?
+        var expiresIn: Int?
+        var verificationRequired: Bool?
+    }
+
+    struct CampusList: ResponseEncodable {
+        var campuses: [Campus]
+    }
+
+    // MARK: Handlers
+
+    func signUp(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Session> {
+        let input = try await request.decodeJSON(as: SignUpRequest.self, context: context)
+        let (email, domain) = try AccountRules.normalizedEmail(input.email)
+        guard let campus = campuses.campus(forDomain: domain) else { throw AccountError.unknownCampus(domain: domain) }
+        try AccountRules.validatePassword(input.password)
+        let name = try AccountRules.normalizedName(input.name)
+        let passwordHash = try await hasher.hash(input.password)
+        let code = settings.requiresEmailVerification || settings.sendsVerificationCodes ? Self.newVerificationCode() : nil
+        let account = try await repository.createAccount(
+            email: email, passwordHash: passwordHash, name: name, campus: campus.domain,
+            isVerified: false,
+            verification: code.map { (Self.hashCode($0), Date().addingTimeInterval(24 * 3600)) })
+        if let code { try await mailer.sendVerificationCode(code, to: email) }
+        context.logger.info("signed up", metadata: ["userId": "\(account.id)", "campus": "\(campus.domain)"])
+        if settings.requiresEmailVerification {
+            return EditedResponse(status: .created, response: Session(user: account, verificationRequired: true))
+        }
+        return EditedResponse(status: .created, response: try await newSession(for: account))
+    }
+
+    func verify(request: Request, context: ServiceRequestContext) async throws -> Account {
+        let input = try await request.decodeJSON(as: VerifyRequest.self, context: context)
+        let (email, _) = try AccountRules.normalizedEmail(input.email)
+        let code = input.code.trimmingCharacters(in: .whitespaces)
+        guard code.count == 6, code.allSatisfy(\.isASCIIDigit) else {
+            throw AccountError.invalid(field: "code", "The code is six digits.")
+        }
+        guard let account = try await repository.verifyEmail(email: email, codeHash: Self.hashCode(code)) else {
+            throw AccountError.invalidVerificationCode
+        }
+        return account
+    }
+
+    func logIn(request: Request, context: ServiceRequestContext) async throws -> Session {
+        let input = try await request.decodeJSON(as: LogInRequest.self, context: context)
+        let email = input.email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let address = request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor)
+        let accountKey = "email:\(email)"
+        let addressKey = "address:\(address)"
+        let failures = try await repository.recentFailures(
+            keys: [accountKey, addressKey], window: settings.throttleWindow)
+        if failures[accountKey, default: 0] >= settings.maxFailuresPerAccount
+            || failures[addressKey, default: 0] >= settings.maxFailuresPerAddress
+        {
+            throw AccountError.throttled(retryAfterSeconds: Int(settings.throttleWindow))
+        }
+        // NB: an unknown email is checked against a decoy hash, so both failures take the same time.
+        let credentials = input.password.utf8.count <= 72 ? try await repository.credentials(email: email) : nil
+        guard try await hasher.verify(input.password, against: credentials?.passwordHash), let credentials else {
+            try await repository.recordFailure(keys: [accountKey, addressKey])
+            throw AccountError.invalidCredentials
+        }
+        try await repository.clearFailures(key: accountKey)
+        if settings.requiresEmailVerification && !credentials.account.isEmailVerified {
+            throw AccountError.emailNotVerified
+        }
+        return try await newSession(for: credentials.account)
+    }
+
+    func refresh(request: Request, context: ServiceRequestContext) async throws -> Session {
+        let input = try await request.decodeJSON(as: RefreshRequest.self, context: context)
+        let (token, hash) = TokenIssuer.newRefreshToken()
+        switch try await repository.rotateRefreshToken(
+            oldHash: TokenIssuer.hashRefreshToken(input.refreshToken), newHash: hash,
+            expiresAt: Date().addingTimeInterval(tokens.refreshTokenLifetime))
+        {
+        case .rotated(let account):
+            return Session(
+                user: account, accessToken: try await tokens.accessToken(for: account), refreshToken: token,
+                expiresIn: Int(tokens.accessTokenLifetime))
+        case .reused:
+            context.logger.warning("a spent refresh token was reused; its session is revoked")
+            throw AccountError.invalidRefreshToken
+        case .invalid:
+            throw AccountError.invalidRefreshToken
+        }
+    }
+
+    func logOut(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
+        let input = try await request.decodeJSON(as: RefreshRequest.self, context: context)
+        try await repository.revokeFamily(ofTokenHash: TokenIssuer.hashRefreshToken(input.refreshToken))
+        return .noContent
+    }
+
+    func me(request: Request, context: ServiceRequestContext) async throws -> Account {
+        let identity = try context.requireIdentity()
+        guard let account = try await repository.account(id: identity.userId) else { throw Problem.notFound() }
+        return account
+    }
+
+    func updateMe(request: Request, context: ServiceRequestContext) async throws -> Account {
+        let identity = try context.requireIdentity()
+        let input = try await request.decodeJSON(as: UpdateMeRequest.self, context: context)
+        let name = try input.name.map { try AccountRules.normalizedName($0) }
+        guard let account = try await repository.updateProfile(id: identity.userId, name: name, mode: input.mode) else {
+            throw Problem.notFound()
+        }
+        return account
+    }
+
+    func listCampuses(request: Request, context: ServiceRequestContext) async throws -> CampusList {
+        CampusList(campuses: campuses.all)
+    }
+
+    // MARK: Helpers
+
+    private func newSession(for account: Account) async throws -> Session {
+        let (refreshToken, hash) = TokenIssuer.newRefreshToken()
+        try await repository.storeRefreshToken(
+            userId: account.id, familyId: UUID(), hash: hash,
+            expiresAt: Date().addingTimeInterval(tokens.refreshTokenLifetime))
+        return Session(
+            user: account, accessToken: try await tokens.accessToken(for: account), refreshToken: refreshToken,
+            expiresIn: Int(tokens.accessTokenLifetime))
+    }
+
+    private static func newVerificationCode() -> String {
+        String(format: "%06d", Int.random(in: 0..<1_000_000))
+    }
+
+    private static func hashCode(_ code: String) -> Data {
+        Data(SHA256.hash(data: Data(code.utf8)))
+    }
+}
+
+extension Account: ResponseEncodable {}
+extension JWKSet: ResponseEncodable {}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

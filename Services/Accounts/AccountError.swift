@@ -1,0 +1,41 @@
+import ServiceKit
+
+/// Everything that can go wrong in accounts, and the problem each answers with.
+enum AccountError: ProblemConvertible {
+    case invalid(field: String, String)
+    case unknownCampus(domain: String)
+    case emailTaken
+    case invalidCredentials
+    case emailNotVerified
+    case invalidVerificationCode
+    case invalidRefreshToken
+    case throttled(retryAfterSeconds: Int)
+
+    var problem: Problem {
+        switch self {
+        case .invalid(let field, let detail):
+            .invalid(field, detail)
+        case .unknownCampus(let domain):
+            Problem(
+                .badRequest, title: "Unknown campus",
+                detail: "\(domain) is not the email domain of a campus Tarrare serves; see GET /v1/campuses.",
+                field: "email", type: "/problems/unknown-campus")
+        case .emailTaken:
+            Problem(.conflict, title: "Email taken", detail: "An account with this email already exists.", field: "email")
+        case .invalidCredentials:
+            Problem(.unauthorized, title: "Invalid credentials", detail: "The email or the password is wrong.")
+        case .emailNotVerified:
+            Problem(
+                .forbidden, title: "Email not verified",
+                detail: "Confirm your email with the code we sent before logging in.", type: "/problems/email-not-verified")
+        case .invalidVerificationCode:
+            Problem(.badRequest, title: "Invalid code", detail: "The code is wrong or has expired.", field: "code")
+        case .invalidRefreshToken:
+            Problem(.unauthorized, title: "Invalid refresh token", detail: "Log in again.")
+        case .throttled(let seconds):
+            Problem(
+                .tooManyRequests, detail: "Too many failed attempts; try again later.",
+                headers: [.retryAfter: String(seconds)])
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Contracts
+import Foundation
+import Messaging
+import Postgres
+
+/// Accounts' data in its own PostgreSQL database: the only file with SQL.
+struct AccountPostgresRepository: Sendable {
+    let database: PostgresPool
+
+    private static let accountColumns: SQL =
+        "id, email, name, campus, mode, email_verified_at IS NOT NULL AS verified, version, created_at"
+
+    func syncCampuses(_ campuses: [Campus]) async throws {
+        try await database.transaction { connection in
+            for campus in campuses {
+                try connection.query(
+                    """
+                    INSERT INTO campuses (domain, name, center_latitude, center_longitude,
+                        min_latitude, min_longitude, max_latitude, max_longitude)
+                    VALUES (\(campus.domain), \(campus.name), \(campus.center.latitude), \(campus.center.longitude),
+                        \(campus.bounds.minLatitude), \(campus.bounds.minLongitude),
+                        \(campus.bounds.maxLatitude), \(campus.bounds.maxLongitude))
+                    ON CONFLICT (domain) DO UPDATE SET name = excluded.name,
+                        center_latitude = excluded.center_latitude, center_longitude = excluded.center_longitude,
+                        min_latitude = excluded.min_latitude, min_longitude = excluded.min_longitude,
+                        max_latitude = excluded.max_latitude, max_longitude = excluded.max_longitude,
+                        updated_at = now()
+                    """)
+            }
+        }
+    }
+
+    /// Creates the account and its `user.registered` event; a taken email is `emailTaken`.
+    func createAccount(
+        email: String, passwordHash: String, name: String, campus: String, isVerified: Bool,
+        verification: (codeHash: Data, expiresAt: Date)?
+    ) async throws -> Account {
+        do {
+            return try await database.transaction { connection in
+                let row = try connection.query(
+                    """
+                    INSERT INTO users (id, email, password_hash, name, campus, email_verified_at)
+                    VALUES (\(UUID()), \(email), \(passwordHash), \(name), \(campus),
+                        CASE WHEN \(isVerified) THEN now() END)
+                    RETURNING \(Self.accountColumns)
+                    """
+                ).first!
+                let account = try Account(row: row)
+                if let verification {
+                    try connection.query(
+                        """
+                        INSERT INTO email_verifications (user_id, code_hash, expires_at)
+                        VALUES (\(account.id), \(verification.codeHash), \(verification.expiresAt))
+                        """)
+                }
+                try Outbox.append(
+                    UserRegistered(
+                        userId: account.id, campus: account.campus, name: account.name, mode: account.mode.rawValue,
+                        version: account.version), on: connection)
+                return account
+            }
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw AccountError.emailTaken
+        }
+    }
+
+    func account(id: UUID) async throws -> Account? {
+        try await database.query("SELECT \(Self.accountColumns) FROM users WHERE id = \(id)").first.map(Account.init)
+    }
+
+    /// The account and its password hash, for login.
+    func credentials(email: String) async throws -> (account: Account, passwordHash: String)? {
+        guard
+            let row = try await database.query(
+                "SELECT \(Self.accountColumns), password_hash FROM users WHERE email = \(email)"
+            ).first
+        else { return nil }
+        return (try Account(row: row), try row.decode("password_hash"))
+    }
+
+    /// Changes what is given and publishes `user.updated` when anything changed.
+    func updateProfile(id: UUID, name: String?, mode: Mode?) async throws -> Account? {
+        try await database.transaction { connection in
+            guard
+                let row = try connection.query(
+                    """
+                    UPDATE users SET name = coalesce(\(name), name), mode = coalesce(\(mode?.rawValue), mode),
+                        version = version + 1, updated_at = now()
+                    WHERE id = \(id) AND (name IS DISTINCT FROM coalesce(\(name), name)
+                        OR mode IS DISTINCT FROM coalesce(\(mode?.rawValue), mode))
+                    RETURNING \(Self.accountColumns)
+                    """
+                ).first
+            else {
+                return try connection.query("SELECT \(Self.accountColumns) FROM users WHERE id = \(id)").first
+                    .map(Account.init)
+            }
+            let account = try Account(row: row)
+            try Outbox.append(
+                UserUpdated(
+                    userId: account.id, campus: account.campus, name: account.name, mode: account.mode.rawValue,
+                    version: account.version), on: connection)
+            return account
+        }
+    }
+
+    /// Confirms the email when `codeHash` matches an unexpired code; after five wrong codes the code is spent.
+    func verifyEmail(email: String, codeHash: Data) async throws -> Account? {
+        try await database.transaction { connection in
+            guard
+                let pending = try connection.query(
+                    """
+                    SELECT v.user_id, v.code_hash, v.expires_at > now() AS fresh, v.failed_attempts
+                    FROM email_verifications v JOIN users u ON u.id = v.user_id
+                    WHERE u.email = \(email) FOR UPDATE OF v
+                    """
+                ).first
+            else { return nil }
+            let userId = try pending.decode("user_id", as: UUID.self)
+            let matches = try pending.decode("code_hash", as: Data.self) == codeHash
+            guard matches, try pending.decode("fresh", as: Bool.self), try pending.decode("failed_attempts", as: Int.self) < 5
+            else {
+                try connection.query(
+                    "UPDATE email_verifications SET failed_attempts = failed_attempts + 1 WHERE user_id = \(userId)")
+                return nil
+            }
+            try connection.query("DELETE FROM email_verifications WHERE user_id = \(userId)")
+            return try connection.query(
+                """
+                UPDATE users SET email_verified_at = now(), updated_at = now() WHERE id = \(userId)
+                RETURNING \(Self.accountColumns)
+                """
+            ).first.map(Account.init)
+        }
+    }
+
+    // MARK: Login throttling
+
+    /// Failed logins per key within the last `window` seconds.
+    func recentFailures(keys: [String], window: TimeInterval) async throws -> [String: Int] {
+        let since = Date().addingTimeInterval(-window)
+        let rows = try await database.query(
+            """
+            SELECT key, count(*) AS failures FROM login_failures
+            WHERE key = ANY(\(keys)::text[]) AND failed_at > \(since) GROUP BY key
+            """)
+        return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("key"), try $0.decode("failures")) })
+    }
+
+    func recordFailure(keys: [String]) async throws {
+        try await database.query(
+            "INSERT INTO login_failures (key) SELECT unnest(\(keys)::text[])")
+    }
+
+    func clearFailures(key: String) async throws {
+        try await database.query("DELETE FROM login_failures WHERE key = \(key)")
+    }
+
+    // MARK: Refresh tokens
+
+    func storeRefreshToken(userId: UUID, familyId: UUID, hash: Data, expiresAt: Date) async throws {
+        try await database.query(
+            """
+            INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at)
+            VALUES (\(UUID()), \(userId), \(familyId), \(hash), \(expiresAt))
+            """)
+    }
+
+    enum Rotation: Sendable {
+        case rotated(Account)
+        /// A spent token came back: its whole family is now revoked.
+        case reused
+        case invalid
+    }
+
+    /// Spends the token of `oldHash` and stores `newHash` in its family, or revokes the family on reuse.
+    func rotateRefreshToken(oldHash: Data, newHash: Data, expiresAt: Date) async throws -> Rotation {
+        try await database.transaction { connection in
+            guard
+                let token = try connection.query(
+                    """
+                    SELECT user_id, family_id, used_at IS NOT NULL AS used, revoked_at IS NOT NULL AS revoked,
+                        expires_at <= now() AS expired
+                    FROM refresh_tokens WHERE token_hash = \(oldHash) FOR UPDATE
+                    """
+                ).first
+            else { return .invalid }
+            let familyId = try token.decode("family_id", as: UUID.self)
+            let userId = try token.decode("user_id", as: UUID.self)
+            if try token.decode("revoked", as: Bool.self) || token.decode("expired", as: Bool.self) {
+                return .invalid
+            }
+            if try token.decode("used", as: Bool.self) {
+                try connection.query(
+                    "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = \(familyId) AND revoked_at IS NULL")
+                return .reused
+            }
+            try connection.query("UPDATE refresh_tokens SET used_at = now() WHERE token_hash = \(oldHash)")
+            try connection.query(
+                """
+                INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at)
+                VALUES (\(UUID()), \(userId), \(familyId), \(newHash), \(expiresAt))
+                """)
+            guard let row = try connection.query("SELECT \(Self.accountColumns) FROM users WHERE id = \(userId)").first
+            else { return .invalid }
+            return .rotated(try Account(row: row))
+        }
+    }
+
+    /// Revokes the session (token family) that `hash` belongs to.
+    func revokeFamily(ofTokenHash hash: Data) async throws {
+        try await database.query(
+            """
+            UPDATE refresh_tokens SET revoked_at = now()
+            WHERE revoked_at IS NULL AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = \(hash))
+            """)
+    }
+}
+
+extension Account {
+    init(row: PostgresRow) throws {
+        id = try row.decode("id")
+        email = try row.decode("email")
+        name = try row.decode("name")
+        campus = try row.decode("campus")
+        guard let mode = Mode(rawValue: try row.decode("mode")) else { throw PostgresError.decoding("mode") }
+        self.mode = mode
+        isEmailVerified = try row.decode("verified")
+        version = try row.decode("version")
+        createdAt = try row.decode("created_at")
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import ServiceKit
+
+/// Accounts' own settings, from the environment.
+struct AccountSettings: Sendable {
+    var privateKeyPEM: String
+    var bcryptCost: Int
+    var accessTokenLifetime: TimeInterval
+    var refreshTokenLifetime: TimeInterval
+    var requiresEmailVerification: Bool
+    /// Send codes even when verification is optional, so that a client can still confirm an address.
+    var sendsVerificationCodes: Bool
+    var campusesFile: String?
+    var throttleWindow: TimeInterval
+    var maxFailuresPerAccount: Int
+    var maxFailuresPerAddress: Int
+    var trustsForwardedFor: Bool
+
+    init(_ configuration: ServiceConfiguration) throws {
+        let reader = EnvironmentReader(values: configuration.environment)
+        guard let key = try reader.fileOrValue("JWT_PRIVATE_KEY") else {
+            throw ConfigurationError.missing("JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE)")
+        }
+        privateKeyPEM = key
+        bcryptCost = try reader.integer("BCRYPT_COST", in: 4...16) ?? 12
+        accessTokenLifetime = TimeInterval(try reader.integer("ACCESS_TOKEN_SECONDS", in: 10...86_400) ?? 900)
+        refreshTokenLifetime = TimeInterval(try reader.integer("REFRESH_TOKEN_DAYS", in: 1...365) ?? 30) * 86_400
+        requiresEmailVerification = try reader.bool("REQUIRE_EMAIL_VERIFICATION") ?? false
+        sendsVerificationCodes = try reader.bool("SEND_VERIFICATION_CODES") ?? true
+        campusesFile = reader.string("CAMPUSES_FILE")
+        throttleWindow = TimeInterval(try reader.integer("LOGIN_THROTTLE_SECONDS", in: 1...86_400) ?? 900)
+        maxFailuresPerAccount = try reader.integer("LOGIN_MAX_FAILURES_PER_ACCOUNT", in: 1...1000) ?? 5
+        maxFailuresPerAddress = try reader.integer("LOGIN_MAX_FAILURES_PER_ADDRESS", in: 1...10_000) ?? 50
+        trustsForwardedFor = configuration.trustsForwardedFor
+    }
+}

@@ -1,0 +1,413 @@
+import CRabbitMQ
+import Foundation
+
+/// One librabbitmq connection with one channel. Not thread-safe, and every call blocks: its owner uses it from
+/// one dedicated thread. There is no automatic reconnect; on any error the owner drops it and opens a new one.
+final class AMQPConnection {
+    private let state: amqp_connection_state_t
+    let channel: amqp_channel_t = 1
+    private var nextPublishTag: UInt64 = 1
+
+    /// Connects and logs in to `url` (`amqp://user:password@host:port/vhost`), asking for heartbeats.
+    init(url: String, heartbeatSeconds: Int32 = 10, connectTimeout: Double = 5) throws {
+        guard let state = amqp_new_connection() else { throw AMQPError("cannot allocate a connection") }
+        self.state = state
+        var info = amqp_connection_info()
+        let urlBuffer = strdup(url)
+        defer { free(urlBuffer) }
+        guard amqp_parse_url(urlBuffer, &info) == AMQP_STATUS_OK.rawValue else {
+            amqp_destroy_connection(state)
+            throw AMQPError("cannot parse AMQP URL")
+        }
+        guard let socket = amqp_tcp_socket_new(state) else {
+            amqp_destroy_connection(state)
+            throw AMQPError("cannot create a socket")
+        }
+        var timeout = timeval(seconds: connectTimeout)
+        let opened = amqp_socket_open_noblock(socket, info.host, info.port, &timeout)
+        guard opened == AMQP_STATUS_OK.rawValue else {
+            amqp_destroy_connection(state)
+            throw AMQPError("cannot connect to \(String(cString: info.host)):\(info.port): \(Self.describe(status: opened))")
+        }
+        let login = tarrare_amqp_login(state, info.vhost, 0, 131_072, heartbeatSeconds, info.user, info.password)
+        do {
+            try Self.check(login, "login")
+            amqp_channel_open(state, channel)
+            try Self.check(amqp_get_rpc_reply(state), "channel.open")
+        } catch {
+            amqp_destroy_connection(state)
+            throw error
+        }
+    }
+
+    deinit {
+        amqp_destroy_connection(state)
+    }
+
+    /// Closes politely; errors are ignored because the connection is being dropped anyway.
+    func close() {
+        amqp_channel_close(state, channel, AMQP_REPLY_SUCCESS)
+        amqp_connection_close(state, AMQP_REPLY_SUCCESS)
+    }
+
+    // MARK: Topology
+
+    func declareExchange(_ name: String, type: String) throws {
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        amqp_exchange_declare(
+            state, channel, strings.bytes(name), strings.bytes(type), 0, 1, 0, 0, tarrare_amqp_empty_table())
+        try Self.check(amqp_get_rpc_reply(state), "exchange.declare \(name)")
+    }
+
+    func declareQueue(_ name: String, arguments: [(String, AMQPFieldValue)]) throws {
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        _ = withTable(arguments, strings) { table in
+            amqp_queue_declare(state, channel, strings.bytes(name), 0, 1, 0, 0, table)
+        }
+        try Self.check(amqp_get_rpc_reply(state), "queue.declare \(name)")
+    }
+
+    func bindQueue(_ queue: String, exchange: String, routingKey: String) throws {
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        amqp_queue_bind(
+            state, channel, strings.bytes(queue), strings.bytes(exchange), strings.bytes(routingKey),
+            tarrare_amqp_empty_table())
+        try Self.check(amqp_get_rpc_reply(state), "queue.bind \(queue)")
+    }
+
+    /// Declares an exclusive, server-named queue that lives as long as this connection.
+    func declareExclusiveQueue() throws -> String {
+        let reply = amqp_queue_declare(state, channel, tarrare_amqp_empty_bytes(), 0, 0, 1, 1, tarrare_amqp_empty_table())
+        try Self.check(amqp_get_rpc_reply(state), "queue.declare exclusive")
+        guard let reply else { throw AMQPError("queue.declare returned nothing") }
+        return String(bytes: reply.pointee.queue)
+    }
+
+    func unbindQueue(_ queue: String, exchange: String, routingKey: String) throws {
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        amqp_queue_unbind(
+            state, channel, strings.bytes(queue), strings.bytes(exchange), strings.bytes(routingKey),
+            tarrare_amqp_empty_table())
+        try Self.check(amqp_get_rpc_reply(state), "queue.unbind \(queue)")
+    }
+
+    // MARK: Publishing
+
+    /// Puts the channel in confirm mode: every publish is then acknowledged by the broker.
+    func enableConfirms() throws {
+        amqp_confirm_select(state, channel)
+        try Self.check(amqp_get_rpc_reply(state), "confirm.select")
+        nextPublishTag = 1
+    }
+
+    /// Publishes one persistent message with `mandatory` set; returns its confirm tag.
+    func publish(_ message: OutgoingMessage) throws -> UInt64 {
+        var properties = amqp_basic_properties_t()
+        properties._flags =
+            amqp_flags_t(AMQP_BASIC_CONTENT_TYPE_FLAG) | amqp_flags_t(AMQP_BASIC_DELIVERY_MODE_FLAG)
+            | amqp_flags_t(AMQP_BASIC_MESSAGE_ID_FLAG) | amqp_flags_t(AMQP_BASIC_TYPE_FLAG)
+            | amqp_flags_t(AMQP_BASIC_TIMESTAMP_FLAG) | amqp_flags_t(AMQP_BASIC_HEADERS_FLAG)
+        properties.delivery_mode = 2
+        properties.timestamp = UInt64(max(0, message.timestamp.timeIntervalSince1970))
+        let headers: [(String, AMQPFieldValue)] = message.traceparent.map { [("traceparent", .string($0))] } ?? []
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        properties.content_type = strings.bytes(message.contentType)
+        properties.message_id = strings.bytes(message.messageId)
+        properties.type = strings.bytes(message.type)
+        let status = withTable(headers, strings) { table in
+            properties.headers = table
+            return message.body.withUnsafeBytes { body in
+                let bytes = amqp_bytes_t(len: body.count, bytes: UnsafeMutableRawPointer(mutating: body.baseAddress))
+                return amqp_basic_publish(
+                    state, channel, strings.bytes(message.exchange), strings.bytes(message.routingKey), 1, 0,
+                    &properties, bytes)
+            }
+        }
+        guard status == AMQP_STATUS_OK.rawValue else {
+            throw AMQPError("basic.publish failed: \(Self.describe(status: status))")
+        }
+        defer { nextPublishTag += 1 }
+        return nextPublishTag
+    }
+
+    /// Reads frames until every tag from `firstTag` to `lastTag` is confirmed or `timeout` passes. Returns the tags the broker
+    /// refused (nack) and the message ids it returned as unroutable.
+    func waitForConfirms(from firstTag: UInt64, through lastTag: UInt64, timeout: Double) throws -> (
+        nacked: Set<UInt64>, returned: Set<String>
+    ) {
+        var confirmedThrough = firstTag - 1
+        var confirmed = Set<UInt64>()
+        var nacked = Set<UInt64>()
+        var returned = Set<String>()
+        let deadline = Date().addingTimeInterval(timeout)
+        func settle(_ tag: UInt64, multiple: Bool, refused: Bool) {
+            if multiple {
+                for pending in (confirmedThrough + 1)...max(tag, confirmedThrough + 1) where !confirmed.contains(pending) {
+                    if refused { nacked.insert(pending) }
+                    confirmed.insert(pending)
+                }
+            } else {
+                if refused { nacked.insert(tag) }
+                confirmed.insert(tag)
+            }
+            while confirmed.contains(confirmedThrough + 1) { confirmedThrough += 1 }
+        }
+        while confirmedThrough < lastTag {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw AMQPError("timed out waiting for publisher confirms") }
+            var frame = amqp_frame_t()
+            var wait = timeval(seconds: remaining)
+            let status = amqp_simple_wait_frame_noblock(state, &frame, &wait)
+            if status == AMQP_STATUS_TIMEOUT.rawValue { continue }
+            guard status == AMQP_STATUS_OK.rawValue else {
+                throw AMQPError("waiting for confirms: \(Self.describe(status: status))")
+            }
+            guard frame.frame_type == UInt8(AMQP_FRAME_METHOD) else { continue }
+            let method = frame.payload.method
+            switch method.id {
+            case AMQP_BASIC_ACK_METHOD:
+                let ack = method.decoded.assumingMemoryBound(to: amqp_basic_ack_t.self).pointee
+                settle(ack.delivery_tag, multiple: ack.multiple != 0, refused: false)
+            case AMQP_BASIC_NACK_METHOD:
+                let nack = method.decoded.assumingMemoryBound(to: amqp_basic_nack_t.self).pointee
+                settle(nack.delivery_tag, multiple: nack.multiple != 0, refused: true)
+            case AMQP_BASIC_RETURN_METHOD:
+                var message = amqp_message_t()
+                let reply = amqp_read_message(state, channel, &message, 0)
+                try Self.check(reply, "reading a returned message")
+                if message.properties._flags & amqp_flags_t(AMQP_BASIC_MESSAGE_ID_FLAG) != 0 {
+                    returned.insert(String(bytes: message.properties.message_id))
+                }
+                amqp_destroy_message(&message)
+            case AMQP_CHANNEL_CLOSE_METHOD:
+                let close = method.decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
+                throw AMQPError("channel closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+            case AMQP_CONNECTION_CLOSE_METHOD:
+                let close = method.decoded.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
+                throw AMQPError("connection closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+            default:
+                continue
+            }
+        }
+        return (nacked, returned)
+    }
+
+    /// Lets librabbitmq send and check heartbeats on an otherwise idle connection.
+    func serviceHeartbeats() throws {
+        var frame = amqp_frame_t()
+        var wait = timeval(seconds: 0)
+        let status = amqp_simple_wait_frame_noblock(state, &frame, &wait)
+        guard status == AMQP_STATUS_OK.rawValue || status == AMQP_STATUS_TIMEOUT.rawValue else {
+            throw AMQPError("connection lost: \(Self.describe(status: status))")
+        }
+        if status == AMQP_STATUS_OK.rawValue, frame.frame_type == UInt8(AMQP_FRAME_METHOD),
+            frame.payload.method.id == AMQP_CONNECTION_CLOSE_METHOD || frame.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD
+        {
+            throw AMQPError("broker closed the connection")
+        }
+    }
+
+    // MARK: Consuming
+
+    func setPrefetch(_ count: UInt16) throws {
+        amqp_basic_qos(state, channel, 0, count, 0)
+        try Self.check(amqp_get_rpc_reply(state), "basic.qos")
+    }
+
+    func consume(queue: String, exclusive: Bool = false) throws {
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        amqp_basic_consume(
+            state, channel, strings.bytes(queue), tarrare_amqp_empty_bytes(), 0, 0, exclusive ? 1 : 0,
+            tarrare_amqp_empty_table())
+        try Self.check(amqp_get_rpc_reply(state), "basic.consume \(queue)")
+    }
+
+    /// Waits up to `timeout` seconds for one delivery; nil when none came. Heartbeats are serviced while it waits.
+    func nextDelivery(timeout: Double) throws -> Delivery? {
+        amqp_maybe_release_buffers(state)
+        var envelope = amqp_envelope_t()
+        var wait = timeval(seconds: timeout)
+        let reply = amqp_consume_message(state, &envelope, &wait, 0)
+        if reply.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION, reply.library_error == AMQP_STATUS_TIMEOUT.rawValue {
+            return nil
+        }
+        try Self.check(reply, "consuming")
+        defer { amqp_destroy_envelope(&envelope) }
+        let properties = envelope.message.properties
+        func text(_ flag: Int32, _ bytes: amqp_bytes_t) -> String? {
+            properties._flags & amqp_flags_t(flag) != 0 ? String(bytes: bytes) : nil
+        }
+        var deliveryCount = 0
+        var traceparent: String?
+        if properties._flags & amqp_flags_t(AMQP_BASIC_HEADERS_FLAG) != 0 {
+            let table = properties.headers
+            for index in 0..<Int(table.num_entries) {
+                let entry = table.entries[index]
+                switch String(bytes: entry.key) {
+                case "x-delivery-count": deliveryCount = Int(integer: entry.value) ?? 0
+                case "traceparent" where entry.value.kind == UInt8(ascii: "S"):
+                    traceparent = String(bytes: entry.value.value.bytes)
+                default: break
+                }
+            }
+        }
+        let body = envelope.message.body
+        return Delivery(
+            tag: envelope.delivery_tag,
+            routingKey: String(bytes: envelope.routing_key),
+            messageId: text(AMQP_BASIC_MESSAGE_ID_FLAG, properties.message_id),
+            type: text(AMQP_BASIC_TYPE_FLAG, properties.type),
+            traceparent: traceparent,
+            deliveryCount: deliveryCount,
+            isRedelivered: envelope.redelivered != 0,
+            body: body.len > 0 ? Data(bytes: body.bytes, count: body.len) : Data())
+    }
+
+    func ack(_ tag: UInt64) throws {
+        let status = amqp_basic_ack(state, channel, tag, 0)
+        guard status == AMQP_STATUS_OK.rawValue else { throw AMQPError("basic.ack: \(Self.describe(status: status))") }
+    }
+
+    /// Gives the message back: with `requeue`, to be tried again (counted against the delivery limit);
+    /// without, straight to the dead-letter queue.
+    func reject(_ tag: UInt64, requeue: Bool) throws {
+        let status = amqp_basic_nack(state, channel, tag, 0, requeue ? 1 : 0)
+        guard status == AMQP_STATUS_OK.rawValue else { throw AMQPError("basic.nack: \(Self.describe(status: status))") }
+    }
+
+    // MARK: Errors
+
+    private static func check(_ reply: amqp_rpc_reply_t, _ action: String) throws {
+        switch reply.reply_type {
+        case AMQP_RESPONSE_NORMAL:
+            return
+        case AMQP_RESPONSE_SERVER_EXCEPTION:
+            switch reply.reply.id {
+            case AMQP_CONNECTION_CLOSE_METHOD:
+                let close = reply.reply.decoded.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
+                throw AMQPError("\(action): connection closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+            case AMQP_CHANNEL_CLOSE_METHOD:
+                let close = reply.reply.decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
+                throw AMQPError("\(action): channel closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+            default:
+                throw AMQPError("\(action): unexpected server method \(reply.reply.id)")
+            }
+        case AMQP_RESPONSE_LIBRARY_EXCEPTION:
+            throw AMQPError("\(action): \(describe(status: reply.library_error))")
+        default:
+            throw AMQPError("\(action): no reply")
+        }
+    }
+
+    private static func describe(status: Int32) -> String {
+        String(cString: amqp_error_string2(status))
+    }
+}
+
+/// A message as it leaves through the publisher.
+struct OutgoingMessage {
+    var exchange: String
+    var routingKey: String
+    var messageId: String
+    var type: String
+    var timestamp: Date
+    var traceparent: String?
+    var contentType = "application/json"
+    var body: Data
+}
+
+/// A message as the broker delivered it.
+public struct Delivery: Sendable {
+    let tag: UInt64
+    public let routingKey: String
+    public let messageId: String?
+    /// The versioned type, `user.registered.v1`.
+    public let type: String?
+    public let traceparent: String?
+    /// How many times the broker has delivered it before (quorum queues count).
+    public let deliveryCount: Int
+    public let isRedelivered: Bool
+    public let body: Data
+}
+
+/// The values this code puts in AMQP tables.
+enum AMQPFieldValue {
+    case string(String)
+    case integer(Int64)
+}
+
+/// C copies of strings for one librabbitmq call, freed when it is released. NB: `amqp_cstring_bytes` on a Swift
+/// string would point into a temporary buffer that is gone before the call.
+final class CStrings {
+    private var copies: [UnsafeMutablePointer<CChar>] = []
+
+    func bytes(_ string: String) -> amqp_bytes_t {
+        let copy = strdup(string)!
+        copies.append(copy)
+        return amqp_bytes_t(len: strlen(copy), bytes: UnsafeMutableRawPointer(copy))
+    }
+
+    deinit {
+        copies.forEach { free($0) }
+    }
+}
+
+/// Calls `body` with an AMQP table built from `entries`, whose strings live in `strings`.
+private func withTable<R>(_ entries: [(String, AMQPFieldValue)], _ strings: CStrings, _ body: (amqp_table_t) -> R) -> R {
+    var tableEntries = entries.map { key, value -> amqp_table_entry_t in
+        var field = amqp_field_value_t()
+        switch value {
+        case .string(let text):
+            field.kind = UInt8(ascii: "S")
+            field.value.bytes = strings.bytes(text)
+        case .integer(let number):
+            field.kind = UInt8(ascii: "l")
+            field.value.i64 = number
+        }
+        return amqp_table_entry_t(key: strings.bytes(key), value: field)
+    }
+    return withExtendedLifetime(strings) {
+        tableEntries.withUnsafeMutableBufferPointer { buffer in
+            body(amqp_table_t(num_entries: Int32(buffer.count), entries: buffer.baseAddress))
+        }
+    }
+}
+
+extension String {
+    init(bytes: amqp_bytes_t) {
+        guard bytes.len > 0, let pointer = bytes.bytes else {
+            self = ""
+            return
+        }
+        self = String(decoding: UnsafeRawBufferPointer(start: pointer, count: bytes.len), as: UTF8.self)
+    }
+}
+
+extension Int {
+    /// Reads any integer kind of AMQP field.
+    init?(integer field: amqp_field_value_t) {
+        switch field.kind {
+        case UInt8(ascii: "b"): self = Int(field.value.i8)
+        case UInt8(ascii: "B"): self = Int(field.value.u8)
+        case UInt8(ascii: "s"), UInt8(ascii: "U"): self = Int(field.value.i16)
+        case UInt8(ascii: "u"): self = Int(field.value.u16)
+        case UInt8(ascii: "I"): self = Int(field.value.i32)
+        case UInt8(ascii: "i"): self = Int(field.value.u32)
+        case UInt8(ascii: "l"), UInt8(ascii: "L"): self = Int(field.value.i64)
+        default: return nil
+        }
+    }
+}
+
+extension timeval {
+    init(seconds: Double) {
+        let clamped = max(0, seconds)
+        self.init(tv_sec: Int(clamped), tv_usec: Int((clamped - clamped.rounded(.down)) * 1_000_000))
+    }
+}

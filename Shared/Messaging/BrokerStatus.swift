@@ -1,0 +1,25 @@
+import NIOConcurrencyHelpers
+
+/// Whether a process's relay and consumer currently hold a working broker connection, for `/health/ready`.
+public final class BrokerStatus: Sendable {
+    private let connections = NIOLockedValueBox<[String: Bool]>([:])
+    private let connects = NIOLockedValueBox<[String: Int]>([:])
+
+    public init() {}
+
+    func set(_ component: String, connected: Bool) {
+        connections.withLockedValue { $0[component] = connected }
+        if connected { connects.withLockedValue { $0[component, default: 0] += 1 } }
+    }
+
+    /// How many times each component (`relay`, `consumer`) has connected since start; more than one means it
+    /// reconnected.
+    public var connectCounts: [String: Int] {
+        connects.withLockedValue { $0 }
+    }
+
+    /// True when every component that registered is connected (and at least one did).
+    public var isConnected: Bool {
+        connections.withLockedValue { !$0.isEmpty && $0.values.allSatisfy { $0 } }
+    }
+}

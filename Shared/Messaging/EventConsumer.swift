@@ -1,0 +1,132 @@
+import Contracts
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// The handlers of a consumer, one per event type, each applied inside the inbox transaction.
+public struct EventHandlers: Sendable {
+    typealias Handler = @Sendable (Data, PostgresConnection) throws -> Void
+    var handlers: [String: Handler] = [:]
+
+    public init() {}
+
+    /// Applies `handler` to every `E` the consumer receives, in a transaction with the inbox row.
+    public mutating func on<E: Event>(
+        _ type: E.Type, _ handler: @escaping @Sendable (E, PostgresConnection) throws -> Void
+    ) {
+        handlers[E.type] = { body, connection in
+            try handler(try Self.decoder.decode(E.self, from: body), connection)
+        }
+    }
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
+
+/// Consumes a service's queues with manual acks: each message's inbox row and effect commit in one transaction,
+/// and only then is it acknowledged. A failing message is retried up to its queue's delivery limit and then
+/// dead-lettered; one that cannot be read at all is dead-lettered at once. Reconnects with back-off.
+public struct EventConsumer: Service {
+    let service: String
+    let topology: Topology
+    let handlers: EventHandlers
+    let postgresURL: String
+    let amqpURL: String
+    let status: BrokerStatus
+    let logger: Logger
+    var prefetch: UInt16 = 32
+
+    public init(
+        service: String, topology: Topology, handlers: EventHandlers, postgresURL: String, amqpURL: String,
+        status: BrokerStatus, logger: Logger
+    ) {
+        self.service = service
+        self.topology = topology
+        self.handlers = handlers
+        self.postgresURL = postgresURL
+        self.amqpURL = amqpURL
+        self.status = status
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        status.set("consumer", connected: false)
+        try await BlockingLoop().run { loop in consume(loop) }
+    }
+
+    private func consume(_ loop: BlockingLoop) {
+        var backoff = Backoff()
+        let queues = topology.queues(of: service)
+        while !loop.isStopping {
+            do {
+                let database = try PostgresConnection(url: postgresURL, applicationName: "\(service)-consumer")
+                let broker = try AMQPConnection(url: amqpURL)
+                defer { broker.close() }
+                try broker.declare(topology)
+                try broker.setPrefetch(prefetch)
+                for queue in queues {
+                    try broker.consume(queue: queue.name)
+                }
+                status.set("consumer", connected: true)
+                backoff.reset()
+                logger.info("consuming", metadata: ["queues": "\(queues.map(\.name))"])
+                while !loop.isStopping {
+                    guard let delivery = try broker.nextDelivery(timeout: 1) else { continue }
+                    switch try apply(delivery, database) {
+                    case .applied: try broker.ack(delivery.tag)
+                    case .retry: try broker.reject(delivery.tag, requeue: true)
+                    case .deadLetter: try broker.reject(delivery.tag, requeue: false)
+                    }
+                }
+            } catch {
+                status.set("consumer", connected: false)
+                let delay = backoff.nextDelay()
+                logger.warning("consumer reconnecting", metadata: ["error": "\(error)", "delay": "\(delay)"])
+                _ = loop.sleep(seconds: delay)
+            }
+        }
+    }
+
+    enum Outcome { case applied, retry, deadLetter }
+
+    /// Applies one delivery in a transaction with its inbox row. Throws only when the database connection broke,
+    /// so that the message stays unacknowledged and the consumer reconnects.
+    func apply(_ delivery: Delivery, _ database: PostgresConnection) throws -> Outcome {
+        var logger = logger
+        logger[metadataKey: "messageId"] = "\(delivery.messageId ?? "none")"
+        logger[metadataKey: "type"] = "\(delivery.routingKey)"
+        guard let messageId = delivery.messageId.flatMap(UUID.init(uuidString:)) else {
+            logger.error("dead-lettering a message without a UUID message_id")
+            return .deadLetter
+        }
+        guard let handler = handlers.handlers[delivery.routingKey] else {
+            logger.error("dead-lettering a message of a type this consumer has no handler for")
+            return .deadLetter
+        }
+        do {
+            let isNew = try database.transaction { connection in
+                guard try Inbox.record(messageId, on: connection) else { return false }
+                try handler(delivery.body, connection)
+                return true
+            }
+            if !isNew { logger.debug("skipped a duplicate") }
+            return .applied
+        } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
+            throw error
+        } catch is DecodingError {
+            logger.error("dead-lettering a message that does not decode")
+            return .deadLetter
+        } catch {
+            let limit = topology.queues(of: service).first { $0.types.contains(delivery.routingKey) }?.deliveryLimit ?? 0
+            let isLast = delivery.deliveryCount + 1 >= limit
+            logger.error(
+                isLast ? "handler failed for the last time; the broker dead-letters the message" : "handler failed; retrying",
+                metadata: ["error": "\(error)", "deliveryCount": "\(delivery.deliveryCount)"])
+            return .retry
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// Publishes a service's outbox to its exchange, in order, marking a row sent only after the broker confirmed it.
+/// Every replica runs one; a PostgreSQL advisory lock makes exactly one of them active. It wakes on NOTIFY and
+/// polls every second.
+public struct OutboxRelay: Service {
+    let service: String
+    let topology: Topology
+    let postgresURL: String
+    let amqpURL: String
+    let status: BrokerStatus
+    let logger: Logger
+    var batchSize = 100
+
+    public init(
+        service: String, topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus,
+        logger: Logger
+    ) {
+        self.service = service
+        self.topology = topology
+        self.postgresURL = postgresURL
+        self.amqpURL = amqpURL
+        self.status = status
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        status.set("relay", connected: false)
+        try await BlockingLoop().run { loop in relay(loop) }
+    }
+
+    private func relay(_ loop: BlockingLoop) {
+        var backoff = Backoff()
+        while !loop.isStopping {
+            do {
+                let database = try PostgresConnection(url: postgresURL, applicationName: "\(service)-relay")
+                let broker = try AMQPConnection(url: amqpURL)
+                defer { broker.close() }
+                try broker.declare(topology)
+                try broker.enableConfirms()
+                status.set("relay", connected: true)
+                backoff.reset()
+                var isActive = false
+                while !loop.isStopping {
+                    if !isActive {
+                        isActive = try database.query("SELECT pg_try_advisory_lock(\(Self.lockKey)) AS locked")
+                            .first?.decode("locked", as: Bool.self) ?? false
+                        if isActive {
+                            try database.query("LISTEN \(unescaped: Outbox.channel)")
+                            logger.info("outbox relay active")
+                        } else {
+                            try broker.serviceHeartbeats()
+                            _ = loop.sleep(seconds: 1)
+                            continue
+                        }
+                    }
+                    if try publishBatch(database, broker) < batchSize {
+                        _ = try database.waitForNotifications(timeout: 1)
+                        try broker.serviceHeartbeats()
+                    }
+                }
+            } catch {
+                status.set("relay", connected: false)
+                let delay = backoff.nextDelay()
+                logger.warning("outbox relay reconnecting", metadata: ["error": "\(error)", "delay": "\(delay)"])
+                _ = loop.sleep(seconds: delay)
+            }
+        }
+    }
+
+    /// Publishes up to `batchSize` unsent rows and marks the confirmed ones sent; returns how many it published.
+    private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection) throws -> Int {
+        let rows = try database.query(
+            """
+            SELECT id, type, schema_version, payload::text AS payload, traceparent, created_at
+            FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT \(batchSize)
+            """)
+        guard !rows.isEmpty else { return 0 }
+        var ids: [String] = []
+        var firstTag: UInt64?
+        var lastTag: UInt64 = 0
+        for row in rows {
+            let id = try row.decode("id", as: UUID.self)
+            let type = try row.decode("type", as: String.self)
+            let schemaVersion = try row.decode("schema_version", as: Int.self)
+            lastTag = try broker.publish(
+                OutgoingMessage(
+                    exchange: Topology.exchange(of: service), routingKey: type, messageId: id.uuidString.lowercased(),
+                    type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
+                    traceparent: try row.decode("traceparent"), body: Data(try row.decode("payload", as: String.self).utf8)))
+            firstTag = firstTag ?? lastTag
+            ids.append(id.uuidString)
+        }
+        let (nacked, returned) = try broker.waitForConfirms(from: firstTag ?? lastTag, through: lastTag, timeout: 30)
+        guard nacked.isEmpty else {
+            // NB: rows stay unsent and go again in order; consumers drop the copies that did arrive.
+            throw AMQPError("the broker refused \(nacked.count) of \(rows.count) messages")
+        }
+        for messageId in returned {
+            logger.warning("event had no queue bound to its type", metadata: ["messageId": "\(messageId)"])
+        }
+        try database.query("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
+        return rows.count
+    }
+
+    static let lockKey: Int64 = 0x7461_7272_6172_6502
+}

@@ -1,0 +1,150 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection. Not thread-safe: the pool or a dedicated thread uses it one call at a time.
+/// Every call blocks, so it must never run on the Swift concurrency pool.
+public final class PostgresConnection: @unchecked Sendable {
+    private var connection: OpaquePointer?
+    let url: String
+
+    /// Connects, with UTC times in ISO form so that `timestamptz` text decodes the same everywhere.
+    public init(url: String, applicationName: String = "tarrare") throws {
+        self.url = url
+        connection = try Self.connect(url: url, applicationName: applicationName)
+    }
+
+    deinit {
+        PQfinish(connection)
+    }
+
+    private static func connect(url: String, applicationName: String) throws -> OpaquePointer? {
+        let keywords = ["dbname", "application_name", "options", "connect_timeout"]
+        let values = [url, applicationName, "-c TimeZone=UTC -c DateStyle=ISO,YMD -c client_encoding=UTF8", "5"]
+        let connection = withCStringArray(keywords) { keywordPointers in
+            withCStringArray(values) { valuePointers in
+                // expand_dbname = 1: the "dbname" value is a full connection URL; later keywords add to it.
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            throw PostgresError(sqlState: "08001", message: message)
+        }
+        return connection
+    }
+
+    /// Whether the socket is still usable; a broken connection is replaced by the pool.
+    public var isHealthy: Bool {
+        PQstatus(connection) == CONNECTION_OK && PQtransactionStatus(connection) != PQTRANS_UNKNOWN
+    }
+
+    /// Whether a transaction is open or failed on this connection.
+    var isInTransaction: Bool {
+        let status = PQtransactionStatus(connection)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Reconnects a broken connection in place.
+    func reset() {
+        PQreset(connection)
+    }
+
+    /// Runs one statement with its parameters and returns its rows.
+    @discardableResult
+    public func query(_ sql: SQL) throws -> PostgresRows {
+        let result = withCStringArray(sql.parameters) { parameterPointers in
+            PQexecParams(
+                connection, sql.text, Int32(sql.parameters.count), nil, parameterPointers, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        return try rows(of: result)
+    }
+
+    /// Runs several statements without parameters (migrations, `BEGIN`).
+    public func execute(script: String) throws {
+        let result = PQexec(connection, script)
+        defer { PQclear(result) }
+        _ = try rows(of: result)
+    }
+
+    private func rows(of result: OpaquePointer?) throws -> PostgresRows {
+        guard let result, PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(sqlState: "08006", message: String(cString: PQerrorMessage(connection)))
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return PostgresRows(columns: [], values: [], affectedRows: Int(String(cString: PQcmdTuples(result))) ?? 0)
+        case PGRES_TUPLES_OK:
+            let rowCount = PQntuples(result)
+            let columnCount = PQnfields(result)
+            let columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+            var values: [[String?]] = []
+            values.reserveCapacity(Int(rowCount))
+            for row in 0..<rowCount {
+                values.append(
+                    (0..<columnCount).map { column in
+                        PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                    })
+            }
+            return PostgresRows(columns: columns, values: values, affectedRows: Int(rowCount))
+        default:
+            func field(_ code: UInt8) -> String? {
+                PQresultErrorField(result, Int32(code)).map { String(cString: $0) }
+            }
+            let message =
+                field(UInt8(ascii: "M"))
+                ?? String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw PostgresError(
+                sqlState: field(UInt8(ascii: "C")), message: message, constraint: field(UInt8(ascii: "n")))
+        }
+    }
+
+    /// Waits up to `timeout` seconds for NOTIFY messages on channels this connection LISTENs to.
+    public func waitForNotifications(timeout: Double) throws -> [PostgresNotification] {
+        var notifications = drainNotifications()
+        if !notifications.isEmpty { return notifications }
+        let socket = PQsocket(connection)
+        guard socket >= 0 else { throw PostgresError(sqlState: nil, message: "connection has no socket") }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(timeout * 1000))
+        if ready < 0 && errno != EINTR {
+            throw PostgresError(sqlState: nil, message: "poll failed: \(String(cString: strerror(errno)))")
+        }
+        guard PQconsumeInput(connection) == 1 else {
+            throw PostgresError(sqlState: "08006", message: String(cString: PQerrorMessage(connection)))
+        }
+        notifications = drainNotifications()
+        return notifications
+    }
+
+    private func drainNotifications() -> [PostgresNotification] {
+        var notifications: [PostgresNotification] = []
+        while let notify = PQnotifies(connection) {
+            notifications.append(
+                PostgresNotification(
+                    channel: String(cString: notify.pointee.relname), payload: String(cString: notify.pointee.extra)))
+            PQfreemem(notify)
+        }
+        return notifications
+    }
+}
+
+/// A NOTIFY received on a LISTENing connection.
+public struct PostgresNotification: Sendable, Equatable {
+    public let channel: String
+    public let payload: String
+
+    public init(channel: String, payload: String) {
+        self.channel = channel
+        self.payload = payload
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings (NULL for nil), valid for the call only.
+private func withCStringArray<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+    defer { pointers.forEach { free($0) } }
+    pointers.append(nil)
+    return body(pointers.map { UnsafePointer($0) })
+}

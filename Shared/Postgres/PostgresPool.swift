@@ -1,0 +1,107 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
+import ServiceLifecycle
+
+/// A fixed set of connections, each used on a thread of the pool's own `NIOThreadPool`, so that blocking libpq
+/// calls never occupy the Swift concurrency pool.
+public final class PostgresPool: Service, Sendable {
+    public let url: String
+    private let threads: NIOThreadPool
+    private let idle: NIOLockedValueBox<[PostgresConnection]>
+    private let logger: Logger
+
+    /// Opens `size` connections to `url` (a `postgres://` URL).
+    public init(url: String, size: Int, applicationName: String = "tarrare", logger: Logger) throws {
+        precondition(size > 0, "a pool needs at least one connection")
+        self.url = url
+        self.logger = logger
+        var connections: [PostgresConnection] = []
+        for _ in 0..<size {
+            connections.append(try PostgresConnection(url: url, applicationName: applicationName))
+        }
+        idle = NIOLockedValueBox(connections)
+        // NB: one thread per connection: a thread that runs a job always finds a free connection.
+        threads = NIOThreadPool(numberOfThreads: size)
+        threads.start()
+    }
+
+    /// Keeps the pool open until the service group shuts down, then stops its threads.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await close()
+    }
+
+    /// Stops the threads and closes the connections; the pool cannot be used afterwards.
+    public func close() async throws {
+        try await threads.shutdownGracefully()
+        idle.withLockedValue { $0.removeAll() }
+    }
+
+    /// Runs `body` with a connection on one of the pool's threads.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await threads.runIfActive { [idle, logger] in
+            guard let connection = idle.withLockedValue({ $0.popLast() }) else {
+                preconditionFailure("more jobs than connections")
+            }
+            defer {
+                if !connection.isHealthy {
+                    logger.warning("PostgreSQL connection broken; reconnecting")
+                    connection.reset()
+                }
+                idle.withLockedValue { $0.append(connection) }
+            }
+            return try body(connection)
+        }
+    }
+
+    /// Runs one statement.
+    @discardableResult
+    public func query(_ sql: SQL) async throws -> PostgresRows {
+        try await withConnection { try $0.query(sql) }
+    }
+
+    /// Runs `body` in a transaction, committed when it returns and rolled back when it throws. Serialization
+    /// failures and deadlocks run it again, up to `attempts` times, so `body` must be safe to repeat.
+    public func transaction<T: Sendable>(
+        isolation: IsolationLevel = .readCommitted, attempts: Int = 5,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await withConnection { connection in
+                    try connection.transaction(isolation: isolation, body)
+                }
+            } catch let error as PostgresError where error.isRetryable && attempt < attempts {
+                attempt += 1
+                logger.debug("retrying transaction", metadata: ["sqlstate": "\(error.sqlState ?? "")"])
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(10 * attempt))))
+            }
+        }
+    }
+}
+
+/// How strictly concurrent transactions are kept apart.
+public enum IsolationLevel: String, Sendable {
+    case readCommitted = "READ COMMITTED"
+    case repeatableRead = "REPEATABLE READ"
+    case serializable = "SERIALIZABLE"
+}
+
+extension PostgresConnection {
+    /// Runs `body` between BEGIN and COMMIT on this connection, rolling back when it throws.
+    public func transaction<T>(isolation: IsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T)
+        throws -> T
+    {
+        try execute(script: "BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+        do {
+            let value = try body(self)
+            try execute(script: "COMMIT")
+            return value
+        } catch {
+            if isInTransaction { try? execute(script: "ROLLBACK") }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// A statement whose interpolated values become `$n` parameters, never SQL text.
+///
+///     let sql: SQL = "SELECT name FROM users WHERE id = \(id)"
+public struct SQL: ExpressibleByStringInterpolation, Sendable {
+    public private(set) var text: String
+    public private(set) var parameters: [String?]
+
+    public init(stringLiteral value: String) {
+        text = value
+        parameters = []
+    }
+
+    public init(stringInterpolation: Interpolation) {
+        text = stringInterpolation.text
+        parameters = stringInterpolation.parameters
+    }
+
+    /// Appends another statement fragment, renumbering its parameters.
+    public mutating func append(_ other: SQL) {
+        var interpolation = Interpolation(literalCapacity: 0, interpolationCount: 0)
+        interpolation.text = text
+        interpolation.parameters = parameters
+        interpolation.appendInterpolation(other)
+        text = interpolation.text
+        parameters = interpolation.parameters
+    }
+
+    public struct Interpolation: StringInterpolationProtocol, Sendable {
+        var text = ""
+        var parameters: [String?] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + interpolationCount * 3)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            text += literal
+        }
+
+        public mutating func appendInterpolation(_ value: some PostgresEncodable) {
+            parameters.append(value.postgresText)
+            text += "$\(parameters.count)"
+        }
+
+        public mutating func appendInterpolation(_ value: (some PostgresEncodable)?) {
+            parameters.append(value?.postgresText)
+            text += "$\(parameters.count)"
+        }
+
+        /// Embeds another fragment, renumbering its `$n` placeholders after the ones already here.
+        public mutating func appendInterpolation(_ fragment: SQL) {
+            let offset = parameters.count
+            var scanner = fragment.text[...]
+            while let dollar = scanner.firstIndex(of: "$") {
+                text += scanner[..<dollar]
+                let digits = scanner[scanner.index(after: dollar)...].prefix(while: \.isNumber)
+                if let number = Int(digits) {
+                    text += "$\(number + offset)"
+                } else {
+                    text += "$"
+                }
+                scanner = scanner[scanner.index(dollar, offsetBy: 1 + digits.count)...]
+            }
+            text += scanner
+            parameters += fragment.parameters
+        }
+
+        /// Inserts trusted SQL text (an identifier the program chose), never user input.
+        public mutating func appendInterpolation(unescaped text: String) {
+            self.text += text
+        }
+    }
+}
+
+/// A value that travels to PostgreSQL as a text parameter.
+public protocol PostgresEncodable: Sendable {
+    var postgresText: String { get }
+}
+
+extension String: PostgresEncodable {
+    public var postgresText: String { self }
+}
+
+extension Substring: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int32: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int64: PostgresEncodable {
+    public var postgresText: String { String(self) }
+}
+
+extension Double: PostgresEncodable {
+    public var postgresText: String { "\(self)" }
+}
+
+extension Bool: PostgresEncodable {
+    public var postgresText: String { self ? "t" : "f" }
+}
+
+extension UUID: PostgresEncodable {
+    public var postgresText: String { uuidString }
+}
+
+extension Date: PostgresEncodable {
+    public var postgresText: String { PostgresTimestamp.format(self) }
+}
+
+extension Data: PostgresEncodable {
+    /// bytea in hex form.
+    public var postgresText: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]("\\x".utf8)
+        out.reserveCapacity(2 + count * 2)
+        for byte in self {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension Array: PostgresEncodable where Element == String {
+    /// A text[] literal; each element quoted and escaped.
+    public var postgresText: String {
+        let quoted = map { element -> String in
+            var escaped = "\""
+            for character in element {
+                if character == "\"" || character == "\\" { escaped.append("\\") }
+                escaped.append(character)
+            }
+            return escaped + "\""
+        }
+        return "{" + quoted.joined(separator: ",") + "}"
+    }
+}
+
+/// JSON text for a `jsonb` parameter: write `\(JSONText(value))::jsonb`.
+public struct JSONText: PostgresEncodable {
+    public let postgresText: String
+
+    public init(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        postgresText = String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    public init(raw: String) {
+        postgresText = raw
+    }
+}

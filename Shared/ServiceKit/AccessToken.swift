@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import JWTKit
+
+/// The claims of an access token, signed by accounts with Ed25519 and verified by every service.
+public struct AccessTokenClaims: JWTPayload, Equatable {
+    public var sub: SubjectClaim
+    public var campus: String
+    public var name: String
+    public var iss: IssuerClaim
+    public var aud: AudienceClaim
+    public var exp: ExpirationClaim
+    public var iat: IssuedAtClaim
+    public var jti: IDClaim
+
+    public init(
+        userId: UUID, campus: String, name: String, issuer: String, audience: String, issuedAt: Date,
+        lifetime: TimeInterval, tokenId: String = UUID().uuidString.lowercased()
+    ) {
+        sub = SubjectClaim(value: userId.uuidString.lowercased())
+        self.campus = campus
+        self.name = name
+        iss = IssuerClaim(value: issuer)
+        aud = AudienceClaim(value: [audience])
+        exp = ExpirationClaim(value: issuedAt.addingTimeInterval(lifetime))
+        iat = IssuedAtClaim(value: issuedAt)
+        jti = IDClaim(value: tokenId)
+    }
+
+    /// Expiry only; issuer and audience are checked by `AccessTokenVerifier` against its configuration.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// The caller, as a verified access token says.
+public struct Identity: Sendable, Equatable {
+    public var userId: UUID
+    public var campus: String
+    public var name: String
+}
+
+/// Verifies access tokens with the public key from configuration: signature (EdDSA only), expiry, issuer, audience.
+public struct AccessTokenVerifier: Sendable {
+    let keys: JWTKeyCollection
+    let issuer: String
+    let audience: String
+
+    public init(publicKeyPEM: String, issuer: String, audience: String) async throws {
+        keys = JWTKeyCollection()
+        await keys.add(eddsa: try EdDSA.PublicKey(pem: publicKeyPEM))
+        self.issuer = issuer
+        self.audience = audience
+    }
+
+    /// A verifier that also holds the private key, for the service that signs (accounts).
+    public init(keys: JWTKeyCollection, issuer: String, audience: String) {
+        self.keys = keys
+        self.issuer = issuer
+        self.audience = audience
+    }
+
+    /// The identity in `token`, or 401 when anything about it is wrong.
+    public func verify(_ token: String) async throws -> Identity {
+        do {
+            let claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            guard claims.iss.value == issuer else { throw Problem.unauthorized }
+            try claims.aud.verifyIntendedAudience(includes: audience)
+            guard let userId = UUID(uuidString: claims.sub.value) else { throw Problem.unauthorized }
+            return Identity(userId: userId, campus: claims.campus, name: claims.name)
+        } catch {
+            throw Problem.unauthorized
+        }
+    }
+}
+
+/// Sets `context.identity` from the bearer token (or the `access_token` query parameter, which browsers need for
+/// WebSockets) and answers 401 when it is missing or invalid.
+public struct AuthenticationMiddleware: RouterMiddleware {
+    public typealias Context = ServiceRequestContext
+    let verifier: AccessTokenVerifier
+
+    public init(verifier: AccessTokenVerifier) {
+        self.verifier = verifier
+    }
+
+    public func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard let token = request.bearerToken else { throw Problem.unauthorized }
+        var context = context
+        context.identity = try await verifier.verify(token)
+        context.logger[metadataKey: "userId"] = "\(context.identity!.userId)"
+        return try await next(request, context)
+    }
+}
+
+extension Request {
+    /// The token of an `Authorization: Bearer` header, else of the `access_token` query parameter.
+    public var bearerToken: String? {
+        if let header = headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]) }
+            return nil
+        }
+        return uri.queryParameters.get("access_token")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Turns every error into a problem+json response: problems as they are, Hummingbird's HTTP errors by status,
+/// and anything unexpected into a logged 500 whose id the client sees.
+public struct ProblemMiddleware: RouterMiddleware {
+    public typealias Context = ServiceRequestContext
+
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return try problem.response(from: request, context: context)
+        } catch let error as any ProblemConvertible {
+            return try error.problem.response(from: request, context: context)
+        } catch let error as DecodingError {
+            return try Problem(decoding: error).response(from: request, context: context)
+        } catch let error as HTTPError {
+            let detail: String? =
+                switch error.status {
+                case .contentTooLarge: "The request body is larger than this service accepts."
+                case .notFound: "No such resource."
+                default: error.body
+                }
+            return try Problem(error.status, detail: detail, headers: error.headers).response(from: request, context: context)
+        } catch let error as any HTTPResponseError where error.status.code < 500 {
+            return try Problem(error.status).response(from: request, context: context)
+        } catch {
+            let errorId = UUID().uuidString.lowercased()
+            context.logger.error(
+                "unexpected error", metadata: ["errorId": "\(errorId)", "error": "\(String(reflecting: error))"])
+            return try Problem(
+                .internalServerError, detail: "Something went wrong on our side. Error id: \(errorId).",
+                type: "/problems/internal"
+            ).response(from: request, context: context)
+        }
+    }
+}
+
+/// A service's error type: each case says which problem it answers with.
+public protocol ProblemConvertible: Error {
+    var problem: Problem { get }
+}
+
+/// Refuses a request body over `limit` bytes with 413 before any handler reads it.
+public struct BodyLimitMiddleware: RouterMiddleware {
+    public typealias Context = ServiceRequestContext
+    let limit: Int
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    public func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw HTTPError(.contentTooLarge)
+        }
+        var request = request
+        if request.method != .get && request.method != .head {
+            _ = try await request.collectBody(upTo: limit)
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The request context of every service: who is calling (once authenticated) and from where.
+public struct ServiceRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The verified caller, set by `AuthenticationMiddleware`.
+    public var identity: Identity?
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    public var requestDecoder: JSONDecoder { ServiceJSON.decoder }
+    public var responseEncoder: JSONEncoder { ServiceJSON.encoder }
+
+    /// The verified caller, or 401.
+    public func requireIdentity() throws -> Identity {
+        guard let identity else { throw Problem.unauthorized }
+        return identity
+    }
+}
+
+/// JSON as the API speaks it: camelCase keys, ISO 8601 times in UTC.
+public enum ServiceJSON {
+    public static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+        }
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+extension Request {
+    /// The client's address: the gateway's `X-Forwarded-For` when trusted, else the socket's peer.
+    public func clientAddress(context: ServiceRequestContext, trustsForwardedFor: Bool) -> String {
+        if trustsForwardedFor, let forwarded = headers[.init("X-Forwarded-For")!] {
+            // NB: the gateway appends the peer it saw; earlier entries are whatever the client claimed.
+            if let last = forwarded.split(separator: ",").last {
+                return last.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// Decodes the JSON body, turning every malformed or mistyped input into a 400 problem that names the field.
+    public func decodeJSON<T: Decodable>(as type: T.Type, context: ServiceRequestContext) async throws -> T {
+        // NB: Hummingbird's own decode turns decoding errors into a bare 400; this keeps the field that failed.
+        let body = try await self.body.collect(upTo: .max)
+        do {
+            return try context.requestDecoder.decode(type, from: Data(body.readableBytesView))
+        } catch let error as DecodingError {
+            throw Problem(decoding: error)
+        }
+    }
+}
+
+extension Problem {
+    /// A 400 describing what was wrong with a JSON body.
+    init(decoding error: DecodingError) {
+        func path(_ codingPath: [any CodingKey]) -> String? {
+            codingPath.isEmpty ? nil : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key]) ?? key.stringValue
+            self = .invalid(field, "\(field) is required.")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let field = path(context.codingPath) ?? "body"
+            self = .invalid(field, "\(field) has the wrong type.")
+        case .dataCorrupted(let context):
+            if let field = path(context.codingPath) {
+                self = .invalid(field, "\(field) is not valid: \(context.debugDescription)")
+            } else {
+                self = Problem(.badRequest, title: "Malformed JSON", detail: "The request body is not valid JSON.")
+            }
+        @unknown default:
+            self = Problem(.badRequest, title: "Malformed JSON", detail: "The request body could not be read.")
+        }
+    }
+}

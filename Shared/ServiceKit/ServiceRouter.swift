@@ -1,0 +1,39 @@
+import Foundation
+import Hummingbird
+import Messaging
+import Postgres
+
+/// What every service's router has: problem+json errors, metrics, the body limit, health, metrics and the
+/// OpenAPI description. A service adds its own routes to the router this returns.
+public func makeServiceRouter(
+    configuration: ServiceConfiguration, database: PostgresPool, brokerStatus: BrokerStatus,
+    metrics: MetricsRegistry, openAPI: String? = nil
+) -> Router<ServiceRequestContext> {
+    let router = Router(context: ServiceRequestContext.self)
+    router.add(middleware: MetricsMiddleware(registry: metrics))
+    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: BodyLimitMiddleware(limit: configuration.maxBodyBytes))
+    router.get("/health/live") { _, _ in ["status": "ok"] }
+    router.get("/health/ready") { _, _ -> [String: String] in
+        let isDatabaseReady = (try? await database.query("SELECT 1 AS one")) != nil
+        guard isDatabaseReady, brokerStatus.isConnected else {
+            throw Problem(
+                .serviceUnavailable, title: "Not ready",
+                detail: "database \(isDatabaseReady ? "ok" : "unreachable"), broker \(brokerStatus.isConnected ? "ok" : "unreachable")")
+        }
+        return ["status": "ok", "database": "ok", "broker": "ok"]
+    }
+    router.get("/metrics") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+    }
+    if let openAPI {
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(string: openAPI)))
+        }
+    }
+    return router
+}

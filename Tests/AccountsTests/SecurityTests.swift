@@ -1,0 +1,132 @@
+@testable import Accounts
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import ServiceKit
+import Testing
+import TestSupport
+
+@Suite struct SecurityTests {
+    /// Signs claims with `key`, as an attacker or a misconfigured issuer would.
+    static func token(
+        signedBy key: EdDSA.PrivateKey, audience: String = "tarrare", issuer: String = "tarrare-accounts",
+        issuedAt: Date = Date(), lifetime: TimeInterval = 900
+    ) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: key)
+        return try await keys.sign(
+            AccessTokenClaims(
+                userId: UUID(), campus: "helsinki.fi", name: "Mallory", issuer: issuer, audience: audience,
+                issuedAt: issuedAt, lifetime: lifetime))
+    }
+
+    @Test func forgedAndStaleTokensAreRefused() async throws {
+        let app = try await AccountsTestApp.make()
+        let header = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncoded
+        let payload = Data(
+            #"{"sub":"\#(UUID())","campus":"helsinki.fi","name":"M","iss":"tarrare-accounts","aud":"tarrare","exp":\#(Int(Date().timeIntervalSince1970) + 600),"iat":0,"jti":"x"}"#
+                .utf8
+        ).base64URLEncoded
+        let tokens = [
+            "\(header).\(payload).",
+            try await Self.token(signedBy: EdDSA.PrivateKey()),
+            try await Self.token(signedBy: app.privateKey, audience: "someone-else"),
+            try await Self.token(signedBy: app.privateKey, issuer: "someone-else"),
+            try await Self.token(signedBy: app.privateKey, issuedAt: Date().addingTimeInterval(-3600), lifetime: 900),
+            "not a token",
+        ]
+
+        try await app.test { client in
+            let good = try await Self.token(signedBy: app.privateKey)
+            let (accepted, _) = try await client.get("/v1/me", token: good)
+            #expect(accepted == .notFound, "a valid token of an unknown user passes authentication")
+            for token in tokens {
+                let (status, problem) = try await client.get("/v1/me", token: token)
+                #expect(status == .unauthorized)
+                #expect(problem["status"] as? Int == 401)
+            }
+            let (missing, _) = try await client.get("/v1/me", token: nil)
+            #expect(missing == .unauthorized)
+        }
+    }
+
+    @Test func reusingASpentRefreshTokenRevokesTheWholeFamily() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let session = try await client.signUp()
+            let first = try #require(session["refreshToken"] as? String)
+            let (_, rotated) = try await client.post("/v1/auth/refresh", ["refreshToken": first])
+            let second = try #require(rotated["refreshToken"] as? String)
+
+            let (reuse, _) = try await client.post("/v1/auth/refresh", ["refreshToken": first])
+            let (afterReuse, _) = try await client.post("/v1/auth/refresh", ["refreshToken": second])
+
+            #expect(reuse == .unauthorized)
+            #expect(afterReuse == .unauthorized)
+        }
+    }
+
+    @Test func aWrongPasswordAndAnUnknownEmailGetTheSameAnswer() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            _ = try await client.signUp("known@helsinki.fi")
+            let (wrongStatus, wrong) = try await client.post("/v1/auth/login", ["email": "known@helsinki.fi", "password": "not the password"])
+            let (unknownStatus, unknown) = try await client.post("/v1/auth/login", ["email": "nobody@helsinki.fi", "password": "not the password"])
+
+            #expect(wrongStatus == .unauthorized)
+            #expect(unknownStatus == wrongStatus)
+            #expect(NSDictionary(dictionary: wrong).isEqual(to: unknown))
+        }
+    }
+
+    @Test func repeatedFailuresAreThrottled() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            _ = try await client.signUp("target@helsinki.fi")
+            for _ in 0..<3 {
+                let (status, _) = try await client.post("/v1/auth/login", ["email": "target@helsinki.fi", "password": "guess guess"])
+                #expect(status == .unauthorized)
+            }
+            let response = try await client.execute(
+                uri: "/v1/auth/login", method: .post, headers: [.contentType: "application/json"],
+                body: JSON.body(["email": "target@helsinki.fi", "password": "correct horse battery"])
+            ) { $0 }
+
+            #expect(response.status == .tooManyRequests)
+            #expect(response.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func aBodyOverTheLimitIs413() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let (status, problem) = try await client.post(
+                "/v1/auth/signup", ["email": "big@helsinki.fi", "password": "correct horse battery", "name": String(repeating: "x", count: 5000)])
+
+            #expect(status == .contentTooLarge)
+            #expect(problem["status"] as? Int == 413)
+        }
+    }
+
+    @Test(arguments: ["{\"email\": ", "[1, 2]", "{\"email\": 5, \"password\": \"x\", \"name\": \"y\"}", ""])
+    func malformedJSONIs400AndChangesNothing(body: String) async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let response = try await client.execute(
+                uri: "/v1/auth/signup", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: body)
+            ) { $0 }
+
+            #expect(response.status == .badRequest)
+            #expect(response.headers[.contentType] == "application/problem+json")
+        }
+        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode("n", as: Int.self)
+        #expect(users == 0)
+    }
+}

@@ -1,0 +1,182 @@
+import Contracts
+import Foundation
+@testable import Messaging
+import Postgres
+import ServiceLifecycle
+import Testing
+import TestSupport
+
+/// An event of the tests' own producer.
+struct ThingHappened: Event {
+    static let type = "thing.happened"
+    var thingId: UUID
+    var sequence: Int
+    var isPoison = false
+    var version: Int64 = 1
+    var aggregateId: UUID { thingId }
+}
+
+/// A producer and a consumer service, each with its own database, on a vhost of their own.
+struct MessagingFixture {
+    static let migrations = [
+        PostgresMigrator.messagingDirectory,
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Migrations"),
+    ]
+    static let topology = Topology(
+        exchanges: [Topology.exchange(of: "producer")],
+        queues: [QueueDefinition(consumer: "consumer", producer: "producer", types: [ThingHappened.type], deliveryLimit: 3)])
+
+    let broker: TestBroker
+    let producer: TestDatabase
+    let consumer: TestDatabase
+    let status = BrokerStatus()
+
+    static func make() async throws -> MessagingFixture {
+        MessagingFixture(
+            broker: try await TestBroker.make(), producer: try await TestDatabase.make(migrations: migrations),
+            consumer: try await TestDatabase.make(migrations: migrations))
+    }
+
+    var relay: OutboxRelay {
+        OutboxRelay(
+            service: "producer", topology: Self.topology, postgresURL: producer.url, amqpURL: broker.url, status: status,
+            logger: TestEnvironment.logger)
+    }
+
+    func consumerService() -> EventConsumer {
+        var handlers = EventHandlers()
+        handlers.on(ThingHappened.self) { event, connection in
+            struct Poisoned: Error {}
+            if event.isPoison { throw Poisoned() }
+            try connection.query("INSERT INTO applied (event_id, sequence) VALUES (\(event.thingId), \(event.sequence))")
+        }
+        return EventConsumer(
+            service: "consumer", topology: Self.topology, handlers: handlers, postgresURL: consumer.url,
+            amqpURL: broker.url, status: status, logger: TestEnvironment.logger)
+    }
+
+    /// Writes events to the producer's outbox, one transaction each.
+    func emit(_ events: [ThingHappened]) async throws {
+        for event in events {
+            try await producer.pool.transaction { connection in try Outbox.append(event, on: connection) }
+        }
+    }
+
+    func appliedSequences() async throws -> [Int] {
+        try await consumer.pool.query("SELECT sequence FROM applied ORDER BY sequence").map { try $0.decode("sequence") }
+    }
+
+    /// Runs the relay and the consumer while `body` runs, then shuts them down gracefully.
+    func running(_ body: () async throws -> Void) async throws {
+        let group = ServiceGroup(services: [relay, consumerService()], logger: TestEnvironment.logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await body()
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        try? await broker.delete()
+    }
+}
+
+@Suite(.serialized) struct MessagingTests {
+    @Test func anEventWrittenToTheOutboxReachesTheConsumerExactlyOnce() async throws {
+        let fixture = try await MessagingFixture.make()
+        let events = (1...50).map { ThingHappened(thingId: UUID(), sequence: $0) }
+
+        try await fixture.running {
+            try await fixture.emit(events)
+            _ = try await eventually { try await fixture.appliedSequences().count >= 50 }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let unsent = try await fixture.producer.pool.query("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL")
+            .first?.decode("n", as: Int.self)
+
+        #expect(try await fixture.appliedSequences() == Array(1...50))
+        #expect(unsent == 0)
+    }
+
+    @Test func theStreamResumesWithNothingLostWhenTheBrokerClosesConnections() async throws {
+        let fixture = try await MessagingFixture.make()
+        let events = (1...200).map { ThingHappened(thingId: UUID(), sequence: $0) }
+
+        try await fixture.running {
+            try await fixture.emit(Array(events[0..<100]))
+            _ = try await eventually { try await fixture.appliedSequences().count >= 20 }
+            try await fixture.broker.closeAllConnections()
+            try await fixture.emit(Array(events[100...]))
+            _ = try await eventually(timeout: 60) { try await fixture.appliedSequences().count >= 200 }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+
+        #expect(try await fixture.appliedSequences() == Array(1...200))
+        #expect(fixture.status.connectCounts["relay", default: 0] >= 2)
+        #expect(fixture.status.connectCounts["consumer", default: 0] >= 2)
+    }
+
+    @Test func aMessageDeliveredTwiceIsAppliedOnce() async throws {
+        let fixture = try await MessagingFixture.make()
+        let event = ThingHappened(thingId: UUID(), sequence: 1)
+
+        try await fixture.running {
+            try await fixture.emit([event])
+            _ = try await eventually { try await fixture.appliedSequences().count >= 1 }
+            // The relay publishes the same outbox row, with the same message id, a second time.
+            try await fixture.producer.pool.query("UPDATE outbox SET sent_at = NULL")
+            try await fixture.producer.pool.query("SELECT pg_notify('outbox', '')")
+            _ = try await eventually {
+                try await fixture.producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode("n", as: Int.self)
+
+        #expect(try await fixture.appliedSequences() == [1])
+        #expect(inbox == 1)
+    }
+
+    @Test func aMessageThatAlwaysFailsIsDeadLetteredAndTheRestFlows() async throws {
+        let fixture = try await MessagingFixture.make()
+        let poison = ThingHappened(thingId: UUID(), sequence: 1, isPoison: true)
+        let good = (2...6).map { ThingHappened(thingId: UUID(), sequence: $0) }
+
+        var counts: [String: Int] = [:]
+        try await fixture.running {
+            try await fixture.emit([poison] + good)
+            _ = try await eventually(timeout: 30) {
+                let applied = try await fixture.appliedSequences().count
+                return try await fixture.broker.messageCounts()["consumer.producer.dead"] == 1 && applied == 5
+            }
+            counts = try await fixture.broker.messageCounts()
+        }
+
+        #expect(try await fixture.appliedSequences() == Array(2...6))
+        #expect(counts["consumer.producer.dead"] == 1)
+        #expect(counts["consumer.producer"] == 0)
+    }
+
+    @Test func twoRelaysTogetherDeliverEveryEventOnce() async throws {
+        let fixture = try await MessagingFixture.make()
+        let events = (1...100).map { ThingHappened(thingId: UUID(), sequence: $0) }
+        let group = ServiceGroup(
+            services: [fixture.relay, fixture.relay, fixture.consumerService()], logger: TestEnvironment.logger)
+
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await fixture.emit(events)
+            _ = try await eventually { try await fixture.appliedSequences().count >= 100 }
+            try await Task.sleep(for: .milliseconds(500))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode("n", as: Int.self)
+
+        #expect(try await fixture.appliedSequences() == Array(1...100))
+        #expect(inbox == 100)
+    }
+}

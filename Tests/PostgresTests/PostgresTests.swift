@@ -1,0 +1,132 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite struct PostgresTests {
+    static let migrations = [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Migrations")]
+
+    @Test func parametersRoundTripUnchanged() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let texts = ["O'Brien said \"hi\"", "Käpylä", "🍜 ramen", "back\\slash", "$1 and $2", "", "tab\tnew\nline"]
+        let when = Date(timeIntervalSince1970: 1_790_000_000.123456)
+        let bytes = Data([0, 1, 2, 254, 255])
+
+        for text in texts {
+            try await database.pool.query(
+                "INSERT INTO things (id, name, note, happened_at, payload, flag, amount) VALUES (\(UUID()), \(text), \(nil as String?), \(when), \(bytes), \(true), \(Int64.max))")
+        }
+        let rows = try await database.pool.query("SELECT name, note, happened_at, payload, flag, amount FROM things")
+
+        #expect(Set(try rows.map { try $0.decode("name", as: String.self) }) == Set(texts))
+        for row in rows {
+            #expect(try row.decode("note", as: String?.self) == nil)
+            let decoded = try row.decode("happened_at", as: Date.self)
+            #expect(abs(decoded.timeIntervalSince1970 - when.timeIntervalSince1970) < 0.000_001)
+            #expect(try row.decode("payload", as: Data.self) == bytes)
+            #expect(try row.decode("flag", as: Bool.self))
+            #expect(try row.decode("amount", as: Int64.self) == Int64.max)
+        }
+    }
+
+    @Test func anInjectionAttemptStaysData() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let attack = "x'); DROP TABLE things; --"
+
+        try await database.pool.query("INSERT INTO things (id, name) VALUES (\(UUID()), \(attack))")
+        let rows = try await database.pool.query("SELECT name FROM things WHERE name = \(attack)")
+
+        #expect(rows.count == 1)
+        #expect(try rows.first?.decode("name", as: String.self) == attack)
+    }
+
+    @Test func aFailedTransactionLeavesNothingBehind() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        struct Abort: Error {}
+
+        await #expect(throws: Abort.self) {
+            try await database.pool.transaction { connection in
+                try connection.query("INSERT INTO things (id, name) VALUES (\(UUID()), 'first')")
+                try connection.query("INSERT INTO things (id, name) VALUES (\(UUID()), 'second')")
+                throw Abort()
+            }
+        }
+        let count = try await database.pool.query("SELECT count(*) AS n FROM things").first?.decode("n", as: Int.self)
+
+        #expect(count == 0)
+    }
+
+    @Test func aUniqueViolationSurfacesAsItsSQLState() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let id = UUID()
+        try await database.pool.query("INSERT INTO things (id, name) VALUES (\(id), 'one')")
+
+        let error = await #expect(throws: PostgresError.self) {
+            try await database.pool.query("INSERT INTO things (id, name) VALUES (\(id), 'again')")
+        }
+
+        #expect(error?.sqlState == "23505")
+        #expect(error?.isUniqueViolation == true)
+        #expect(error?.constraint == "things_pkey")
+    }
+
+    @Test func aSerializationFailureIsRetried() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        try await database.pool.query("INSERT INTO counters (name, value) VALUES ('hits', 0)")
+
+        // Ten concurrent serializable increments conflict with each other; retries make every one count.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    try await database.pool.transaction(isolation: .serializable, attempts: 50) { connection in
+                        let value = try connection.query("SELECT value FROM counters WHERE name = 'hits'").first!
+                            .decode("value", as: Int.self)
+                        try connection.query("UPDATE counters SET value = \(value + 1) WHERE name = 'hits'")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let value = try await database.pool.query("SELECT value FROM counters").first?.decode("value", as: Int.self)
+
+        #expect(value == 10)
+    }
+
+    @Test func listenReceivesANotifyAfterCommit() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let listener = try PostgresConnection(url: database.url)
+        try listener.query("LISTEN things_changed")
+
+        try await database.pool.transaction { connection in
+            try connection.query("SELECT pg_notify('things_changed', \("Käpylä"))")
+        }
+        let notifications = try listener.waitForNotifications(timeout: 5)
+
+        #expect(notifications == [PostgresNotification(channel: "things_changed", payload: "Käpylä")])
+    }
+
+    @Test func migrationsApplyOnceEvenWhenStartedTogether() async throws {
+        let database = try await TestDatabase.make(migrations: [])
+        let migrator = PostgresMigrator(directories: Self.migrations, logger: TestEnvironment.logger)
+
+        async let first = migrator.migrate(database.pool)
+        async let second = migrator.migrate(database.pool)
+        let applied = try await first + second
+        let again = try await migrator.migrate(database.pool)
+        let recorded = try await database.pool.query("SELECT count(*) AS n FROM schema_migrations").first?
+            .decode("n", as: Int.self)
+
+        #expect(applied == ["0001_create_things", "0002_create_counters"])
+        #expect(again.isEmpty)
+        #expect(recorded == 2)
+    }
+
+    @Test func aQueryWithAFragmentNumbersItsParameters() {
+        let filter: SQL = "name = \("a") AND note = \("b")"
+
+        let sql: SQL = "SELECT * FROM things WHERE id = \(UUID()) AND \(filter) LIMIT \(5)"
+
+        #expect(sql.text == "SELECT * FROM things WHERE id = $1 AND name = $2 AND note = $3 LIMIT $4")
+        #expect(sql.parameters.count == 4)
+    }
+}

@@ -1,0 +1,215 @@
+# Shared settings and helpers for the local infrastructure scripts.
+# Source it; do not run it.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOCAL=$ROOT/.local
+
+PG_PORT=${PG_PORT:-5432}
+AMQP_PORT=${AMQP_PORT:-5672}
+RABBIT_DIST_PORT=${RABBIT_DIST_PORT:-25672}
+# A private epmd keeps our Erlang node independent of any system-wide epmd.
+EPMD_PORT=${EPMD_PORT:-24369}
+GATEWAY_PORT=${GATEWAY_PORT:-8080}
+
+SERVICES=(accounts places matching chat notifications)
+
+PGBIN=/usr/lib/postgresql/15/bin
+PGDATA=$LOCAL/postgres/data
+PGRUN=$LOCAL/postgres/run
+RABBIT_BASE=$LOCAL/rabbitmq
+RABBIT_BIN=/usr/lib/rabbitmq/bin
+LOGS=$LOCAL/logs
+SECRETS_FILE=$LOCAL/secrets.env
+KEYS=$LOCAL/keys
+
+PACKAGES=(
+  postgresql postgresql-15-postgis-3 postgresql-contrib
+  rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev
+  nginx-light openssl pkg-config
+)
+
+RABBIT_ENV=(
+  HOME="$RABBIT_BASE"
+  RABBITMQ_NODENAME=tarrare@localhost
+  RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+  RABBITMQ_NODE_PORT="$AMQP_PORT"
+  RABBITMQ_DIST_PORT="$RABBIT_DIST_PORT"
+  RABBITMQ_MNESIA_BASE="$RABBIT_BASE/mnesia"
+  RABBITMQ_LOG_BASE="$RABBIT_BASE/log"
+  RABBITMQ_PID_FILE="$RABBIT_BASE/rabbitmq.pid"
+  RABBITMQ_CONFIG_FILE="$RABBIT_BASE/rabbitmq.conf"
+  RABBITMQ_ENABLED_PLUGINS_FILE="$RABBIT_BASE/enabled_plugins"
+  RABBITMQ_CONF_ENV_FILE=/dev/null
+  ERL_EPMD_PORT="$EPMD_PORT"
+  ERL_EPMD_ADDRESS=127.0.0.1
+  # Keep the inter-node (distribution) port on loopback too.
+  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+)
+
+log() { echo "==> $*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+
+is_root() { [[ $(id -u) -eq 0 ]]; }
+
+# Runs a command as the PostgreSQL server user: `postgres` when root, ourselves otherwise.
+as_pg() {
+  if is_root; then
+    (cd / && runuser -u postgres -- "$@")
+  else
+    "$@"
+  fi
+}
+
+install_packages() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+
+  local sudo=()
+  if ! is_root; then
+    command -v sudo >/dev/null || die "missing packages (install them as root): ${missing[*]}"
+    sudo=(sudo)
+  fi
+  log "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# wait_for_port PORT [SECONDS]
+wait_for_port() {
+  local port=$1 timeout=${2:-30} i
+  for ((i = 0; i < timeout * 4; i++)); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    sleep 0.25
+  done
+  return 1
+}
+
+show_log_tail() {
+  echo "--- last lines of $1 ---" >&2
+  tail -n 30 "$1" >&2 || true
+}
+
+# --- PostgreSQL ---------------------------------------------------------------
+
+postgres_running() {
+  [[ -f $PGDATA/PG_VERSION ]] && as_pg "$PGBIN/pg_ctl" status -D "$PGDATA" >/dev/null 2>&1
+}
+
+start_postgres() {
+  install -d -m 755 "$LOCAL" "$LOGS"
+  install -d -m 700 "$LOCAL/postgres" "$PGRUN"
+  touch "$LOGS/postgres.log"
+  if is_root; then
+    chown postgres:postgres "$LOCAL/postgres" "$PGRUN" "$LOGS/postgres.log"
+    runuser -u postgres -- test -x "$LOCAL/postgres" ||
+      die "the postgres user cannot reach $LOCAL (check permissions of its parent directories)"
+  fi
+
+  if postgres_running; then
+    return 0
+  fi
+
+  if [[ ! -f $PGDATA/PG_VERSION ]]; then
+    log "creating PostgreSQL cluster in $PGDATA"
+    as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres --auth-local=trust \
+      --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
+    echo "max_connections = 300" | as_pg tee -a "$PGDATA/postgresql.conf" >/dev/null
+  fi
+
+  log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+  as_pg "$PGBIN/pg_ctl" start -w -t 60 -D "$PGDATA" -l "$LOGS/postgres.log" \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN" >/dev/null ||
+    { show_log_tail "$LOGS/postgres.log"; die "PostgreSQL did not start"; }
+}
+
+stop_postgres() {
+  if postgres_running; then
+    log "stopping PostgreSQL"
+    as_pg "$PGBIN/pg_ctl" stop -D "$PGDATA" -m fast -w >/dev/null
+  fi
+}
+
+# psql as the superuser over our unix socket; extra arguments go to psql.
+psql_admin() {
+  as_pg env PGOPTIONS="-c client_min_messages=warning" \
+    psql -X -q -v ON_ERROR_STOP=1 -h "$PGRUN" -p "$PG_PORT" -U postgres "$@"
+}
+
+# --- RabbitMQ -----------------------------------------------------------------
+
+rabbitmqctl_local() {
+  env "${RABBIT_ENV[@]}" "$RABBIT_BIN/rabbitmqctl" "$@"
+}
+
+rabbitmq_running() {
+  rabbitmqctl_local status >/dev/null 2>&1
+}
+
+start_rabbitmq() {
+  install -d -m 755 "$LOCAL" "$LOGS"
+  install -d -m 700 "$RABBIT_BASE"
+  echo "[]." >"$RABBIT_BASE/enabled_plugins"
+  echo "listeners.tcp.default = 127.0.0.1:$AMQP_PORT" >"$RABBIT_BASE/rabbitmq.conf"
+
+  if rabbitmq_running; then
+    return 0
+  fi
+
+  log "starting RabbitMQ on 127.0.0.1:$AMQP_PORT"
+  local out=$LOGS/rabbitmq.out
+  env "${RABBIT_ENV[@]}" setsid nohup "$RABBIT_BIN/rabbitmq-server" \
+    >"$out" 2>&1 </dev/null &
+  local pid=$! deadline=$((SECONDS + 120))
+  until rabbitmqctl_local -q await_startup --timeout 5 >/dev/null 2>&1; do
+    if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= deadline)); then
+      show_log_tail "$out"
+      die "RabbitMQ did not start (full log in $RABBIT_BASE/log/)"
+    fi
+    sleep 1
+  done
+  wait_for_port "$AMQP_PORT" 10 || die "RabbitMQ runs but does not listen on port $AMQP_PORT"
+}
+
+stop_rabbitmq() {
+  if rabbitmq_running; then
+    log "stopping RabbitMQ"
+    rabbitmqctl_local -q stop >/dev/null
+  fi
+}
+
+# --- Secrets --------------------------------------------------------------------
+
+# Creates missing passwords and the JWT key pair, then loads the passwords.
+ensure_secrets() {
+  install -d -m 755 "$LOCAL"
+  (
+    umask 077
+    local name key
+    for name in "${SERVICES[@]}" admin; do
+      for key in DB AMQP; do
+        key=${name^^}_${key}_PASSWORD
+        grep -qs "^$key=" "$SECRETS_FILE" ||
+          echo "$key=$(openssl rand -hex 16)" >>"$SECRETS_FILE"
+      done
+    done
+
+    mkdir -p "$KEYS"
+    if [[ ! -f $KEYS/jwt-private.pem ]]; then
+      log "generating JWT signing key"
+      openssl genpkey -algorithm ed25519 -out "$KEYS/jwt-private.pem"
+      rm -f "$KEYS/jwt-public.pem"
+    fi
+    if [[ ! -f $KEYS/jwt-public.pem ]]; then
+      openssl pkey -in "$KEYS/jwt-private.pem" -pubout -out "$KEYS/jwt-public.pem"
+      chmod 644 "$KEYS/jwt-public.pem"
+    fi
+  )
+  # shellcheck source=/dev/null
+  source "$SECRETS_FILE"
+}
