@@ -33,10 +33,11 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         tokens: tokens, mailer: LogMailer(logger: logger), settings: settings)
 
     let metrics = MetricsRegistry(service: "accounts")
+    let openAPI = try String(contentsOf: Bundle.module.url(forResource: "openapi", withExtension: "yaml")!, encoding: .utf8)
     let router = makeServiceRouter(
-        configuration: configuration, database: database, brokerStatus: brokerStatus, metrics: metrics,
-        openAPI: try? String(contentsOf: Bundle.module.url(forResource: "openapi", withExtension: "yaml")!, encoding: .utf8))
+        configuration: configuration, database: database, brokerStatus: brokerStatus, metrics: metrics, openAPI: openAPI)
     controller.addRoutes(to: router)
+    try checkDescription(of: router, against: openAPI, logger: logger)
 
     var app = Application(
         router: router,

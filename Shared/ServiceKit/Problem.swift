@@ -44,14 +44,22 @@ public struct Problem: Error, HTTPResponseError, Equatable, Sendable {
         .unauthorized, detail: "A valid access token is required.", headers: [.wwwAuthenticate: "Bearer"])
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body: [String: Any] = ["type": type, "title": title, "status": status.code]
-        body["detail"] = detail
-        body["field"] = field
-        body["instance"] = request.uri.path
-        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        let body = Body(
+            type: type, title: title, status: Int(status.code), detail: detail, field: field, instance: request.uri.path)
         var fields = headers
         fields[.contentType] = "application/problem+json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try ServiceJSON.encoder.encode(body))))
+    }
+
+    /// The JSON members of a problem.
+    private struct Body: Encodable {
+        var type: String
+        var title: String
+        var status: Int
+        var detail: String?
+        var field: String?
+        var instance: String
     }
 
     public static func == (lhs: Problem, rhs: Problem) -> Bool {

@@ -39,7 +39,7 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var record: [String: String] = [
-            "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)),
+            "time": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
             "level": event.level.rawValue,
             "service": service,
             "logger": label,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import Messaging
 import Postgres
 
@@ -36,4 +37,16 @@ public func makeServiceRouter(
         }
     }
     return router
+}
+
+/// Refuses to start a debug build whose routes and OpenAPI description disagree (so every test that builds a
+/// service checks it); a release build logs the difference instead.
+public func checkDescription(of router: Router<ServiceRequestContext>, against openAPI: String, logger: Logger) throws {
+    let gaps = OpenAPICoverage.gaps(router: router, openAPI: openAPI)
+    guard !gaps.isEmpty else { return }
+    #if DEBUG
+    throw ConfigurationError.invalid("openapi.yaml", gaps.joined(separator: "; "))
+    #else
+    logger.warning("the OpenAPI description disagrees with the routes", metadata: ["gaps": "\(gaps)"])
+    #endif
 }

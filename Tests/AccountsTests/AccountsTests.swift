@@ -156,3 +156,14 @@ import TestSupport
         }
     }
 }
+
+@Suite struct OpenAPITests {
+    @Test func everyRouteIsDescribedAndEveryDescribedOperationIsServed() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let document = try await client.execute(uri: "/openapi.yaml", method: .get) { String(buffer: $0.body) }
+            #expect(document.contains("/v1/auth/signup:"))
+        }
+    }
+}
