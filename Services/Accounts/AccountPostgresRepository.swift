@@ -53,10 +53,7 @@ struct AccountPostgresRepository: Sendable {
                         VALUES (\(account.id), \(verification.codeHash), \(verification.expiresAt))
                         """)
                 }
-                try Outbox.append(
-                    UserRegistered(
-                        userId: account.id, campus: account.campus, name: account.name, mode: account.mode.rawValue,
-                        version: account.version), on: connection)
+                try Outbox.append(UserRegistered(user: account.snapshot, version: account.version), on: connection)
                 return account
             }
         } catch let error as PostgresError where error.isUniqueViolation {
@@ -96,10 +93,7 @@ struct AccountPostgresRepository: Sendable {
                     .map(Account.init)
             }
             let account = try Account(row: row)
-            try Outbox.append(
-                UserUpdated(
-                    userId: account.id, campus: account.campus, name: account.name, mode: account.mode.rawValue,
-                    version: account.version), on: connection)
+            try Outbox.append(UserUpdated(user: account.snapshot, version: account.version), on: connection)
             return account
         }
     }
@@ -218,6 +212,11 @@ struct AccountPostgresRepository: Sendable {
 }
 
 extension Account {
+    /// What the events tell other services.
+    var snapshot: UserSnapshot {
+        UserSnapshot(userId: id, campus: campus, name: name, mode: mode.rawValue)
+    }
+
     init(row: PostgresRow) throws {
         id = try row.decode("id")
         email = try row.decode("email")

@@ -1,20 +1,30 @@
 import Foundation
 
-/// A student signed up.
-public struct UserRegistered: Event, Equatable {
-    public static let type = "user.registered"
+/// What other services keep of a student: enough to show a name and scope by campus.
+public struct UserSnapshot: Codable, Sendable, Equatable {
     public var userId: UUID
     public var campus: String
     public var name: String
+    /// `ordering` or `delivering`.
     public var mode: String
-    public var version: Int64
-    public var aggregateId: UUID { userId }
 
-    public init(userId: UUID, campus: String, name: String, mode: String, version: Int64) {
+    public init(userId: UUID, campus: String, name: String, mode: String) {
         self.userId = userId
         self.campus = campus
         self.name = name
         self.mode = mode
+    }
+}
+
+/// A student signed up.
+public struct UserRegistered: Event, Equatable {
+    public static let type = "user.registered"
+    public var user: UserSnapshot
+    public var version: Int64
+    public var aggregateId: UUID { user.userId }
+
+    public init(user: UserSnapshot, version: Int64) {
+        self.user = user
         self.version = version
     }
 }
@@ -22,18 +32,12 @@ public struct UserRegistered: Event, Equatable {
 /// A student changed their profile (display name or mode).
 public struct UserUpdated: Event, Equatable {
     public static let type = "user.updated"
-    public var userId: UUID
-    public var campus: String
-    public var name: String
-    public var mode: String
+    public var user: UserSnapshot
     public var version: Int64
-    public var aggregateId: UUID { userId }
+    public var aggregateId: UUID { user.userId }
 
-    public init(userId: UUID, campus: String, name: String, mode: String, version: Int64) {
-        self.userId = userId
-        self.campus = campus
-        self.name = name
-        self.mode = mode
+    public init(user: UserSnapshot, version: Int64) {
+        self.user = user
         self.version = version
     }
 }

@@ -85,7 +85,7 @@ import TestSupport
             }
             #expect(isQueued)
         }
-        let outbox = try await app.database.pool.query("SELECT type, payload->>'name' AS name, sent_at FROM outbox")
+        let outbox = try await app.database.pool.query("SELECT type, payload->'user'->>'name' AS name, sent_at FROM outbox")
         #expect(outbox.count == 1)
         #expect(try outbox.first?.decode("type", as: String.self) == "user.registered")
         #expect(try outbox.first?.decode("name", as: String.self) == "Eero")
