@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "accounts", targets: ["Accounts"]),
+        .executable(name: "places", targets: ["Places"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -41,7 +42,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            path: "Shared/ServiceKit"),
+            path: "Shared/ServiceKit", resources: [.copy("campuses.json")]),
 
         // MARK: Services
         .executableTarget(
@@ -50,7 +51,15 @@ let package = Package(
                 "ServiceKit", "Postgres", "Messaging", "Contracts", "CCrypt", .hummingbird, .nioPosix,
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Services/Accounts", resources: [.copy("Migrations"), .copy("campuses.json"), .copy("openapi.yaml")]),
+            path: "Services/Accounts", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+
+        .executableTarget(
+            name: "Places",
+            dependencies: [
+                "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird,
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/Places", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
         // MARK: Tests
         .target(
@@ -70,6 +79,14 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/AccountsTests"),
+        .testTarget(
+            name: "PlacesTests",
+            dependencies: [
+                "Places", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/PlacesTests", exclude: ["Fixtures"]),
     ]
 )
 

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Messaging
 import Postgres
+import ServiceKit
 
 /// Accounts' data in its own PostgreSQL database: the only file with SQL.
 struct AccountPostgresRepository: Sendable {

@@ -10,7 +10,6 @@ struct AccountSettings: Sendable {
     var requiresEmailVerification: Bool
     /// Send codes even when verification is optional, so that a client can still confirm an address.
     var sendsVerificationCodes: Bool
-    var campusesFile: String?
     var throttleWindow: TimeInterval
     var maxFailuresPerAccount: Int
     var maxFailuresPerAddress: Int
@@ -27,7 +26,6 @@ struct AccountSettings: Sendable {
         refreshTokenLifetime = TimeInterval(try reader.integer("REFRESH_TOKEN_DAYS", in: 1...365) ?? 30) * 86_400
         requiresEmailVerification = try reader.bool("REQUIRE_EMAIL_VERIFICATION") ?? false
         sendsVerificationCodes = try reader.bool("SEND_VERIFICATION_CODES") ?? true
-        campusesFile = reader.string("CAMPUSES_FILE")
         throttleWindow = TimeInterval(try reader.integer("LOGIN_THROTTLE_SECONDS", in: 1...86_400) ?? 900)
         maxFailuresPerAccount = try reader.integer("LOGIN_MAX_FAILURES_PER_ACCOUNT", in: 1...1000) ?? 5
         maxFailuresPerAddress = try reader.integer("LOGIN_MAX_FAILURES_PER_ADDRESS", in: 1...10_000) ?? 50

@@ -15,7 +15,7 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         directories: [PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
         logger: logger
     ).migrate(database)
-    let campuses = try CampusDirectory.load(extraFile: settings.campusesFile)
+    let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
     let repository = AccountPostgresRepository(database: database)
     try await repository.syncCampuses(campuses.all)
 

@@ -25,6 +25,7 @@ public struct Topology: Sendable {
         exchanges: ["accounts", "places", "matching", "chat", "notifications"].map(exchange(of:)),
         queues: [
             QueueDefinition(consumer: "matching", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
+            QueueDefinition(consumer: "matching", producer: "places", types: [PlaceUpserted.type, PlaceRetired.type]),
             QueueDefinition(consumer: "chat", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
         ])
 }

@@ -31,6 +31,8 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(sqlState: "08001", message: message)
         }
+        // NB: libpq prints NOTICEs ("extension already exists") to standard error by default; they are not errors.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         return connection
     }
 

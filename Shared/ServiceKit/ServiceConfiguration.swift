@@ -18,6 +18,8 @@ public struct ServiceConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Take the client address from `X-Forwarded-For` (only behind the gateway, which sets it).
     public var trustsForwardedFor: Bool
+    /// A JSON file of campuses beyond the bundled ones (same shape as `campuses.json`).
+    public var campusesFile: String?
     /// All variables, for a service's own settings.
     public let environment: [String: String]
 
@@ -41,6 +43,7 @@ public struct ServiceConfiguration: Sendable {
         logFormat = reader.string("LOG_FORMAT") ?? (isProduction ? "json" : "text")
         maxBodyBytes = try reader.integer("MAX_BODY_BYTES", in: 1...(64 << 20)) ?? 64 << 10
         trustsForwardedFor = try reader.bool("TRUST_FORWARDED_FOR") ?? false
+        campusesFile = reader.string("CAMPUSES_FILE")
     }
 }
 

@@ -1,0 +1,37 @@
+# One image for every service: all the executables of Package.swift and their resource bundles in /app.
+# The container's command picks the service, e.g. `docker run IMAGE /app/accounts` (see docker-compose.yml).
+
+FROM swift:6.3-bookworm AS build
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends libpq-dev librabbitmq-dev libcrypt-dev pkg-config jq \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+
+# Dependencies first, so that a change to our sources does not fetch them again. Package.resolved is optional
+# (git ignores it); the bracket makes the COPY succeed without it.
+COPY Package.swift Package.resolve[d] ./
+RUN swift package resolve
+
+COPY . .
+# NB: SwiftPM looks for a target's resources in `<package>_<Target>.resources` next to the executable, so the
+# bundles go into /app beside the binaries.
+RUN swift build -c release --static-swift-stdlib \
+    && bin=$(swift build -c release --static-swift-stdlib --show-bin-path) \
+    && mkdir -p /app \
+    && for name in $(swift package dump-package | jq -r '.products[] | select(.type | has("executable")) | .name'); do \
+        cp "$bin/$name" /app/; \
+    done \
+    && cp -R "$bin"/*.resources /app/
+
+FROM debian:bookworm-slim
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 tarrare \
+    && useradd --system --uid 10001 --gid tarrare --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin tarrare
+COPY --from=build /app /app
+WORKDIR /app
+USER 10001:10001

@@ -1,0 +1,126 @@
+import Foundation
+
+/// What a place is for the app: somewhere to get food, or somewhere to deliver it.
+enum PlaceKind: String, Codable, Sendable, CaseIterable {
+    case restaurant
+    case building
+}
+
+/// A postal address from the `addr:*` tags; the postcode stays text (`00100`).
+struct Address: Codable, Sendable, Equatable, Hashable {
+    var street: String?
+    var housenumber: String?
+    var postcode: String?
+    var city: String?
+
+    var isEmpty: Bool { street == nil && housenumber == nil && postcode == nil && city == nil }
+
+    /// `Yliopistonkatu 3, 00100 Helsinki`.
+    var line: String {
+        let first = [street, housenumber].compactMap { $0 }.joined(separator: " ")
+        let second = [postcode, city].compactMap { $0 }.joined(separator: " ")
+        return [first, second].filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+}
+
+/// A point on the earth, in degrees.
+struct Coordinate: Codable, Sendable, Equatable, Hashable {
+    var latitude: Double
+    var longitude: Double
+
+    var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude) && (-180...180).contains(longitude)
+    }
+}
+
+/// A place as the API shows it.
+struct Place: Codable, Sendable, Equatable {
+    var id: UUID
+    var name: String
+    var kind: PlaceKind
+    var subtype: String?
+    var cuisine: String?
+    var address: Address?
+    var openingHours: String?
+    var latitude: Double
+    var longitude: Double
+    var campus: String
+    /// Distance from the point the search was made from, when there was one.
+    var distanceMeters: Double?
+}
+
+/// The query rules of place search, without I/O.
+enum PlaceQuery {
+    static let maxLimit = 50
+    static let maxRadiusMeters = 5000.0
+    static let maxQueryLength = 100
+
+    /// The trimmed search text: 1 to 100 characters.
+    static func text(_ raw: String?) throws(PlaceError) -> String {
+        guard let text = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
+            throw .invalid(field: "q", "Type at least one character to search.")
+        }
+        guard text.count <= maxQueryLength else {
+            throw .invalid(field: "q", "The search text can have at most \(maxQueryLength) characters.")
+        }
+        return text
+    }
+
+    static func limit(_ raw: String?, default value: Int = 10) throws(PlaceError) -> Int {
+        guard let raw else { return value }
+        guard let limit = Int(raw), (1...maxLimit).contains(limit) else {
+            throw .invalid(field: "limit", "limit is a whole number from 1 to \(maxLimit).")
+        }
+        return limit
+    }
+
+    static func kind(_ raw: String?) throws(PlaceError) -> PlaceKind? {
+        guard let raw else { return nil }
+        guard let kind = PlaceKind(rawValue: raw) else {
+            throw .invalid(field: "kind", "kind is restaurant or building.")
+        }
+        return kind
+    }
+
+    static func latitude(_ raw: String?, field: String = "lat") throws(PlaceError) -> Double {
+        guard let raw, let value = Double(raw), value.isFinite, (-90...90).contains(value) else {
+            throw .invalid(field: field, "\(field) is a latitude from -90 to 90.")
+        }
+        return value
+    }
+
+    static func longitude(_ raw: String?, field: String = "lon") throws(PlaceError) -> Double {
+        guard let raw, let value = Double(raw), value.isFinite, (-180...180).contains(value) else {
+            throw .invalid(field: field, "\(field) is a longitude from -180 to 180.")
+        }
+        return value
+    }
+
+    /// `near=lat,lon`.
+    static func near(_ raw: String?) throws(PlaceError) -> Coordinate? {
+        guard let raw else { return nil }
+        let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else { throw .invalid(field: "near", "near is lat,lon in degrees.") }
+        return Coordinate(
+            latitude: try latitude(parts[0], field: "near"), longitude: try longitude(parts[1], field: "near"))
+    }
+
+    static func radius(_ raw: String?, default value: Double = 500) throws(PlaceError) -> Double {
+        guard let raw else { return value }
+        guard let radius = Double(raw), radius.isFinite, radius > 0, radius <= maxRadiusMeters else {
+            throw .invalid(field: "radius", "radius is in meters, above 0 and at most \(Int(maxRadiusMeters)).")
+        }
+        return radius
+    }
+
+    /// Search text in the form the index holds: lower case without accents is done by PostgreSQL's unaccent;
+    /// this escapes LIKE's wildcards so that `%` and `_` match themselves.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

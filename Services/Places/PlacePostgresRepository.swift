@@ -1,0 +1,162 @@
+import Contracts
+import Foundation
+import Messaging
+import Postgres
+
+/// Places' data in its own PostgreSQL database with PostGIS and pg_trgm: the only file with SQL.
+struct PlacePostgresRepository: Sendable {
+    let database: PostgresPool
+
+    private static let placeColumns: SQL = """
+        id, name, kind, subtype, cuisine, street, housenumber, postcode, city, opening_hours, campus,
+        ST_Y(location::geometry) AS latitude, ST_X(location::geometry) AS longitude
+        """
+
+    // MARK: Search
+
+    /// Places whose name or address matches `text` as typed (prefixes, a typo, any accents or case), best match
+    /// first with nearer places ahead among similar matches.
+    func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
+        let likeText = PlaceQuery.likeEscaped(text)
+        return try await database.transaction { connection in
+            // NB: the default 0.6 misses one-letter typos in short names ("porthnia" scores 0.58 against "porthania").
+            try connection.execute(script: "SET LOCAL pg_trgm.word_similarity_threshold = 0.45")
+            let rows = try connection.query(
+                """
+                WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point),
+                candidates AS (
+                    SELECT p.*, lower(unaccent(\(text))) AS query
+                    FROM places p
+                    WHERE p.retired_at IS NULL AND p.campus = \(campus) AND (\(kind?.rawValue)::text IS NULL OR p.kind = \(kind?.rawValue))
+                      AND (lower(unaccent(\(text))) <% p.search_text
+                           OR p.name_key LIKE lower(unaccent(\(likeText))) || '%'
+                           OR p.search_text LIKE '%' || lower(unaccent(\(likeText))) || '%')
+                )
+                SELECT \(Self.placeColumns), ST_Distance(c.location, here.point) AS distance,
+                    word_similarity(c.query, c.search_text)
+                        + CASE WHEN c.name_key LIKE lower(unaccent(\(likeText))) || '%' THEN 0.5 ELSE 0 END
+                        + CASE WHEN c.name_key = c.query THEN 0.25 ELSE 0 END
+                        - least(ST_Distance(c.location, here.point) / 10000.0, 0.3) AS score
+                FROM candidates c, here
+                ORDER BY score DESC, distance, c.name
+                LIMIT \(limit)
+                """)
+            return try rows.map { try Place(row: $0) }
+        }
+    }
+
+    /// Places within `radius` meters of `point`, nearest first.
+    func nearby(_ point: Coordinate, radius: Double, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
+        try await database.query(
+            """
+            WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
+            SELECT \(Self.placeColumns), ST_Distance(p.location, here.point) AS distance
+            FROM places p, here
+            WHERE p.retired_at IS NULL AND p.campus = \(campus) AND (\(kind?.rawValue)::text IS NULL OR p.kind = \(kind?.rawValue))
+              AND ST_DWithin(p.location, here.point, \(radius))
+            ORDER BY p.location <-> here.point
+            LIMIT \(limit)
+            """
+        ).map { try Place(row: $0) }
+    }
+
+    func place(id: UUID, campus: String) async throws -> Place? {
+        try await database.query(
+            "SELECT \(Self.placeColumns) FROM places WHERE id = \(id) AND campus = \(campus) AND retired_at IS NULL"
+        ).first.map { try Place(row: $0) }
+    }
+
+    func count() async throws -> Int {
+        try await database.query("SELECT count(*) AS n FROM places WHERE retired_at IS NULL").first?.decode("n") ?? 0
+    }
+
+    // MARK: Import
+
+    enum UpsertResult: Sendable { case added, updated, unchanged }
+
+    /// Adds or updates a batch of places in one transaction, publishing `place.upserted` for each change.
+    func upsert(_ places: [(record: PlaceRecord, campus: String, id: UUID, hash: String)]) async throws -> [UpsertResult] {
+        try await database.transaction { connection in
+            try places.map { place in
+                let record = place.record
+                let address = record.address.line
+                guard
+                    let row = try connection.query(
+                        """
+                        WITH input AS (
+                            SELECT CASE WHEN \(record.outlineGeoJSON)::text IS NULL
+                                THEN ST_SetSRID(ST_MakePoint(\(record.point.longitude), \(record.point.latitude)), 4326)
+                                ELSE ST_PointOnSurface(ST_SetSRID(ST_GeomFromGeoJSON(\(record.outlineGeoJSON)), 4326)) END AS point
+                        )
+                        INSERT INTO places (id, source_key, campus, kind, subtype, cuisine, name, street, housenumber,
+                            postcode, city, opening_hours, location, outline, search_text, name_key, content_hash)
+                        SELECT \(place.id), \(record.sourceKey), \(place.campus), \(record.kind.rawValue), \(record.subtype),
+                            \(record.cuisine), \(record.name), \(record.address.street), \(record.address.housenumber),
+                            \(record.address.postcode), \(record.address.city), \(record.openingHours), input.point::geography,
+                            ST_SetSRID(ST_GeomFromGeoJSON(\(record.outlineGeoJSON)), 4326)::geography,
+                            lower(unaccent(\(record.name) || ' ' || \(address))), lower(unaccent(\(record.name))), \(place.hash)
+                        FROM input
+                        ON CONFLICT (source_key) DO UPDATE SET campus = excluded.campus, kind = excluded.kind,
+                            subtype = excluded.subtype, cuisine = excluded.cuisine, name = excluded.name,
+                            street = excluded.street, housenumber = excluded.housenumber, postcode = excluded.postcode,
+                            city = excluded.city, opening_hours = excluded.opening_hours, location = excluded.location,
+                            outline = excluded.outline, search_text = excluded.search_text, name_key = excluded.name_key,
+                            content_hash = excluded.content_hash, retired_at = NULL, version = places.version + 1,
+                            updated_at = now()
+                        WHERE places.content_hash <> excluded.content_hash OR places.retired_at IS NOT NULL
+                        RETURNING id, version, campus, name, kind, subtype,
+                            ST_Y(location::geometry) AS latitude, ST_X(location::geometry) AS longitude
+                        """
+                    ).first
+                else { return .unchanged }
+                let version: Int64 = try row.decode("version")
+                try Outbox.append(
+                    PlaceUpserted(
+                        place: PlaceSnapshot(
+                            placeId: try row.decode("id"), campus: try row.decode("campus"), name: try row.decode("name"),
+                            kind: try row.decode("kind"), subtype: try row.decode("subtype"),
+                            latitude: try row.decode("latitude"), longitude: try row.decode("longitude")),
+                        version: version), on: connection)
+                return version == 1 ? .added : .updated
+            }
+        }
+    }
+
+    /// Retires the places of `campuses` that the import did not contain, publishing `place.retired` for each.
+    func retire(campuses: [String], keeping sourceKeys: [String]) async throws -> Int {
+        try await database.transaction { connection in
+            let rows = try connection.query(
+                """
+                UPDATE places SET retired_at = now(), version = version + 1, updated_at = now()
+                WHERE retired_at IS NULL AND campus = ANY(\(campuses)::text[]) AND NOT (source_key = ANY(\(sourceKeys)::text[]))
+                RETURNING id, campus, version
+                """)
+            for row in rows {
+                try Outbox.append(
+                    PlaceRetired(placeId: try row.decode("id"), campus: try row.decode("campus"), version: try row.decode("version")),
+                    on: connection)
+            }
+            return rows.count
+        }
+    }
+}
+
+extension Place {
+    init(row: PostgresRow) throws {
+        id = try row.decode("id")
+        name = try row.decode("name")
+        guard let kind = PlaceKind(rawValue: try row.decode("kind")) else { throw PostgresError.decoding("kind") }
+        self.kind = kind
+        subtype = try row.decode("subtype")
+        cuisine = try row.decode("cuisine")
+        let address = Address(
+            street: try row.decode("street"), housenumber: try row.decode("housenumber"),
+            postcode: try row.decode("postcode"), city: try row.decode("city"))
+        self.address = address.isEmpty ? nil : address
+        openingHours = try row.decode("opening_hours")
+        latitude = try row.decode("latitude")
+        longitude = try row.decode("longitude")
+        campus = try row.decode("campus")
+        distanceMeters = try? row.decode("distance", as: Double.self)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceKit
+
+/// `places benchmark [--sizes 5000,200000] [--queries 400]`: generates a campus-sized and a city-sized set of
+/// places, imports each into a fresh database and reports import time and search latency percentiles for
+/// prefix, typo and nearby searches at 1 and 32 concurrent clients. Needs `BENCH_POSTGRES_URL` (a role that can
+/// create databases and the PostGIS extension; the test command's `TEST_POSTGRES_URL` works).
+struct PlacesBenchmark {
+    var sizes = [5000, 200_000]
+    var queries = 400
+    let adminURL: String
+    let logger: Logger
+
+    init(arguments: [String], logger: Logger) {
+        self.logger = logger
+        let environment = ProcessInfo.processInfo.environment
+        adminURL = environment["BENCH_POSTGRES_URL"] ?? environment["TEST_POSTGRES_URL"]
+            ?? "postgres://tarrare_admin@127.0.0.1:5432/postgres"
+        if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
+            sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+        }
+        if let index = arguments.firstIndex(of: "--queries"), index + 1 < arguments.count {
+            queries = Int(arguments[index + 1]) ?? queries
+        }
+    }
+
+    func run() async throws {
+        let campus = try CampusDirectory.load(extraFile: nil).campus(forDomain: "helsinki.fi")!
+        print("| places | import | search | clients | p50 ms | p99 ms | searches/s |")
+        print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")
+        for size in sizes {
+            let database = try await freshDatabase(named: "bench_places_\(size)")
+            let repository = PlacePostgresRepository(database: database)
+            var random = SeededRandom(seed: UInt64(size))
+            let (data, names) = Self.syntheticPlaces(count: size, around: campus, random: &random)
+            let start = ContinuousClock.now
+            let summary = try await PlaceImporter(repository: repository, campuses: CampusDirectory([campus]))
+                .importGeoJSON(data, campus: campus)
+            let importSeconds = (ContinuousClock.now - start).seconds
+            precondition(summary.added == size, "expected \(size) places, imported \(summary)")
+            let span = Self.span(forCount: size)
+            for (label, makeSearch) in searches(names: names, campus: campus, span: span, repository: repository) {
+                for clients in [1, 32] {
+                    var generator = SeededRandom(seed: UInt64(size * 31 + clients))
+                    let jobs = (0..<queries).map { _ in makeSearch(&generator) }
+                    let (latencies, wall) = try await measure(jobs, clients: clients)
+                    print(
+                        "| \(size) | \(String(format: "%.1f s", importSeconds)) | \(label) | \(clients) | "
+                            + "\(String(format: "%.2f", percentile(latencies, 0.5) * 1000)) | "
+                            + "\(String(format: "%.2f", percentile(latencies, 0.99) * 1000)) | "
+                            + "\(String(format: "%.0f", Double(jobs.count) / wall)) |")
+                }
+            }
+            try await database.close()
+        }
+    }
+
+    typealias Search = @Sendable () async throws -> Void
+
+    private func searches(names: [String], campus: Campus, span: Double, repository: PlacePostgresRepository)
+        -> [(String, (inout SeededRandom) -> Search)]
+    {
+        let center = Coordinate(latitude: campus.center.latitude, longitude: campus.center.longitude)
+        return [
+            ("prefix", { random in
+                let name = names[Int(random.next() % UInt64(names.count))]
+                let text = String(name.prefix(3 + Int(random.next() % 4)))
+                return { _ = try await repository.search(text: text, near: center, campus: campus.domain, kind: nil, limit: 10) }
+            }),
+            ("typo", { random in
+                var letters = Array(names[Int(random.next() % UInt64(names.count))].split(separator: " ").last!)
+                let index = 1 + Int(random.next() % UInt64(max(1, letters.count - 2)))
+                if index + 1 < letters.count { letters.swapAt(index, index + 1) }
+                let text = String(letters)
+                return { _ = try await repository.search(text: text, near: center, campus: campus.domain, kind: nil, limit: 10) }
+            }),
+            ("nearby", { random in
+                let point = Coordinate(
+                    latitude: center.latitude + (random.unit() - 0.5) * span,
+                    longitude: center.longitude + (random.unit() - 0.5) * span * 2)
+                return { _ = try await repository.nearby(point, radius: 500, campus: campus.domain, kind: nil, limit: 20) }
+            }),
+        ]
+    }
+
+    /// Runs the jobs on `clients` concurrent workers; returns each job's latency and the wall time, in seconds.
+    private func measure(_ jobs: [Search], clients: Int) async throws -> ([Double], Double) {
+        let start = ContinuousClock.now
+        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for worker in 0..<clients {
+                group.addTask {
+                    var latencies: [Double] = []
+                    for index in stride(from: worker, to: jobs.count, by: clients) {
+                        let began = ContinuousClock.now
+                        try await jobs[index]()
+                        latencies.append((ContinuousClock.now - began).seconds)
+                    }
+                    return latencies
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return (latencies, (ContinuousClock.now - start).seconds)
+    }
+
+    private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+
+    private func freshDatabase(named name: String) async throws -> PostgresPool {
+        let admin = try PostgresConnection(url: adminURL, applicationName: "places-benchmark")
+        try admin.execute(script: "DROP DATABASE IF EXISTS \(name)")
+        try admin.execute(script: "CREATE DATABASE \(name)")
+        var components = URLComponents(string: adminURL)!
+        components.path = "/\(name)"
+        let pool = try PostgresPool(url: components.string!, size: 32, applicationName: "places-benchmark", logger: logger)
+        try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(pool)
+        return pool
+    }
+
+    /// Degrees of latitude the places spread over: the campus for a few thousand, a city for more.
+    static func span(forCount count: Int) -> Double {
+        count <= 10_000 ? 0.015 : 0.2
+    }
+
+    /// A FeatureCollection of `count` named places (four in five to eat) and their names.
+    static func syntheticPlaces(count: Int, around campus: Campus, random: inout SeededRandom) -> (Data, [String]) {
+        let syllables = ["ka", "pu", "lä", "mö", "ri", "sa", "to", "vi", "ne", "jo", "hä", "ku", "ly", "pe", "so", "ta", "mi", "rö"]
+        let kinds = ["Ravintola", "Kahvila", "Café", "Pizzeria", "Bistro", "Baari", "Grilli", "Sushi", "Pub", "Deli"]
+        let amenities = ["restaurant", "cafe", "cafe", "restaurant", "restaurant", "bar", "fast_food", "restaurant", "pub", "cafe"]
+        func word(_ random: inout SeededRandom) -> String {
+            let length = 2 + Int(random.next() % 2)
+            return (0..<length).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined().capitalized
+        }
+        let span = span(forCount: count)
+        var features: [String] = []
+        var names: [String] = []
+        features.reserveCapacity(count)
+        for index in 0..<count {
+            let isFood = random.next() % 5 != 0
+            let kindIndex = Int(random.next() % UInt64(kinds.count))
+            let name = isFood ? "\(kinds[kindIndex]) \(word(&random))" : "\(word(&random))talo"
+            names.append(name)
+            let latitude = campus.center.latitude + (random.unit() - 0.5) * span
+            let longitude = campus.center.longitude + (random.unit() - 0.5) * span * 2
+            let tags = isFood ? "\"amenity\":\"\(amenities[kindIndex])\"" : "\"building\":\"yes\""
+            features.append(
+                "{\"type\":\"Feature\",\"properties\":{\"osm_type\":\"node\",\"osm_id\":\(index + 1),\(tags),"
+                    + "\"name\":\"\(name)\",\"addr:street\":\"\(word(&random))katu\",\"addr:housenumber\":\"\(1 + random.next() % 80)\"},"
+                    + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(longitude),\(latitude)]}}")
+        }
+        let collection = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
+        return (Data(collection.utf8), names)
+    }
+}
+
+/// SplitMix64: the same sequence for the same seed, so that runs compare.
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in [0, 1).
+    mutating func unit() -> Double {
+        Double(next() >> 11) / Double(1 << 53)
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

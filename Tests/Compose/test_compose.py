@@ -1,0 +1,526 @@
+"""Checks docker-compose.yml where no Docker engine runs: against the Compose schema, and against what the rest of
+the repository says — the variables the Swift sources read, the executables of Package.swift, the routes of the
+gateway, and the secrets deploy/make-secrets.sh writes.
+
+    python3 -m pytest -q Tests/Compose
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import jsonschema
+import pytest
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+GATEWAY_TEMPLATE = ROOT / "gateway" / "routes.conf.template"
+
+# Services the gateway routes to that have no executable yet: their upstreams point nowhere for now. Remove a
+# name when its service joins Package.swift and docker-compose.yml.
+NOT_YET_BUILT = {"matching", "chat", "notifications"}
+
+# What every service needs in production, and accounts' signing key: the source scan must find at least these.
+KNOWN_REQUIRED = {"POSTGRES_URL", "AMQP_URL", "JWT_PUBLIC_KEY"}
+KNOWN_REQUIRED_BY_SERVICE = {"accounts": {"JWT_PRIVATE_KEY"}}
+
+SHARED_CONFIGURATION_SOURCES = ROOT / "Shared" / "ServiceKit"
+SECRETS_DIRECTORY = "/run/secrets/"
+
+
+# --- Loading --------------------------------------------------------------------------------------------------
+
+
+@cache
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE_FILE.read_text())
+
+
+def services() -> dict:
+    return compose()["services"]
+
+
+def command(service: dict) -> list[str]:
+    value = service.get("command") or []
+    return value.split() if isinstance(value, str) else list(value)
+
+
+def swift_services() -> dict[str, dict]:
+    """The compose services that run one of our executables (the image puts them in /app)."""
+    return {name: s for name, s in services().items() if command(s)[:1] and command(s)[0].startswith("/app/")}
+
+
+def executable_of(service: dict) -> str:
+    return command(service)[0].removeprefix("/app/")
+
+
+def environment(service: dict) -> dict[str, str]:
+    value = service.get("environment") or {}
+    if isinstance(value, list):
+        value = dict(item.split("=", 1) if "=" in item else (item, None) for item in value)
+    return {key: None if v is None else str(v) for key, v in value.items()}
+
+
+@cache
+def package_manifest() -> str:
+    return (ROOT / "Package.swift").read_text()
+
+
+@cache
+def executable_products() -> dict[str, list[str]]:
+    """Executable product name -> its targets, as Package.swift declares them."""
+    products = {}
+    for match in re.finditer(r'\.executable\(\s*name:\s*"([^"]+)"\s*,\s*targets:\s*\[([^\]]*)\]', package_manifest()):
+        products[match[1]] = re.findall(r'"([^"]+)"', match[2])
+    return products
+
+
+def target_path(target: str) -> Path:
+    manifest = package_manifest()
+    start = re.search(r'\.(?:executableTarget|target)\(\s*name:\s*"' + re.escape(target) + '"', manifest)
+    assert start, f"Package.swift declares no target {target}"
+    following = re.search(r"\.(?:executableTarget|target|testTarget|systemLibrary)\(", manifest[start.end() :])
+    declaration = manifest[start.end() : start.end() + following.start() if following else len(manifest)]
+    path = re.search(r'path:\s*"([^"]+)"', declaration)
+    return ROOT / (path[1] if path else f"Sources/{target}")
+
+
+# --- What the Swift sources read ------------------------------------------------------------------------------
+
+# `reader.string("NAME")`, `reader.integer("NAME", in: ...)`, `reader.fileOrValue("NAME")`, ...
+READ_CALL = re.compile(r'\.(string|integer|bool|double|fileOrValue)\(\s*"([A-Z][A-Z0-9_]*)"')
+# `reader.string("NAME", required: isProduction)`
+REQUIRED_READ = re.compile(r'\.string\(\s*"([A-Z][A-Z0-9_]*)"\s*,\s*required:\s*([^)]+?)\s*\)')
+# `ConfigurationError.missing("NAME")`, also `.missing("NAME (or NAME_FILE)")`
+MISSING = re.compile(r'\.missing\(\s*"([A-Z][A-Z0-9_]*)')
+# `environment["NAME"]`
+SUBSCRIPT = re.compile(r'\benvironment\[\s*"([A-Z][A-Z0-9_]*)"\s*\]')
+
+
+class Reads:
+    """The environment variables one executable reads, found in its sources and ServiceKit's."""
+
+    def __init__(self, sources: list[Path]):
+        self.kinds: dict[str, set[str]] = {}
+        self.required: set[str] = set()
+        for source in sources:
+            text = source.read_text()
+            for kind, name in READ_CALL.findall(text):
+                self.kinds.setdefault(name, set()).add(kind)
+            for name in SUBSCRIPT.findall(text):
+                self.kinds.setdefault(name, set()).add("string")
+            for name, condition in REQUIRED_READ.findall(text):
+                if condition != "false":
+                    self.required.add(name)
+            self.required.update(MISSING.findall(text))
+
+    @property
+    def files_or_values(self) -> set[str]:
+        return {name for name, kinds in self.kinds.items() if "fileOrValue" in kinds}
+
+    @property
+    def accepted(self) -> set[str]:
+        """Every name that has an effect when set; `X_FILE` stands in for a `fileOrValue("X")`."""
+        return set(self.kinds) | {f"{name}_FILE" for name in self.files_or_values}
+
+
+@cache
+def reads(executable: str) -> Reads:
+    assert executable in executable_products(), f"Package.swift declares no executable {executable}"
+    sources = sorted(SHARED_CONFIGURATION_SOURCES.rglob("*.swift"))
+    for target in executable_products()[executable]:
+        sources += sorted(target_path(target).rglob("*.swift"))
+    return Reads(sources)
+
+
+# --- The gateway's template -----------------------------------------------------------------------------------
+
+
+@cache
+def gateway_template() -> str:
+    return GATEWAY_TEMPLATE.read_text()
+
+
+def template_upstreams() -> dict[str, str]:
+    """Upstream name -> the variable that gives its address."""
+    return dict(re.findall(r"upstream\s+(\w+)\s*\{\s*server\s+\$\{(\w+)\}", gateway_template()))
+
+
+def template_routes() -> list[tuple[str, str]]:
+    """(location, upstream) for every location that proxies."""
+    return [
+        (location.strip(), upstream)
+        for location, upstream in re.findall(
+            r"location\s+([^{]+?)\s*\{[^}]*?proxy_pass\s+http://(\w+)\s*;", gateway_template()
+        )
+    ]
+
+
+def template_variables() -> set[str]:
+    return set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", gateway_template()))
+
+
+# --- (a) The Compose specification ----------------------------------------------------------------------------
+
+
+def test_compose_file_follows_the_compose_specification():
+    schema = json.loads((HERE / "compose-spec.json").read_text())
+    validator = jsonschema.Draft7Validator(schema)
+
+    errors = sorted(validator.iter_errors(compose()), key=lambda e: list(e.absolute_path))
+
+    assert not errors, "\n".join(f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
+
+
+# --- (b) Every variable a service needs is set ----------------------------------------------------------------
+
+
+def test_the_source_scan_finds_the_known_production_requirements():
+    for executable in {executable_of(s) for s in swift_services().values()}:
+        expected = KNOWN_REQUIRED | KNOWN_REQUIRED_BY_SERVICE.get(executable, set())
+
+        missing = expected - reads(executable).required
+
+        assert not missing, f"the scan of {executable}'s sources no longer sees {sorted(missing)} as required"
+
+
+def test_every_swift_service_runs_as_in_production():
+    for name, service in swift_services().items():
+        env = environment(service)
+
+        assert env.get("ENVIRONMENT") == "production", name
+        assert env.get("HTTP_HOST") == "0.0.0.0", f"{name} must listen beyond its own container"
+        assert env.get("LOG_FORMAT") == "json", name
+        assert env.get("TRUST_FORWARDED_FOR") == "true", f"{name} sits behind the gateway"
+
+
+def test_every_required_variable_is_set():
+    for name, service in swift_services().items():
+        executable_reads = reads(executable_of(service))
+        env = environment(service)
+
+        for variable in sorted(executable_reads.required):
+            names = [variable]
+            if variable in executable_reads.files_or_values:
+                names.append(f"{variable}_FILE")
+            assert any(env.get(n) for n in names), f"{name} needs {' or '.join(names)}"
+
+
+def test_every_variable_set_is_one_the_service_reads():
+    for name, service in swift_services().items():
+        unknown = set(environment(service)) - reads(executable_of(service)).accepted
+
+        assert not unknown, f"{name} sets {sorted(unknown)}, which its sources never read (a typo?)"
+
+
+def test_typed_values_parse():
+    for name, service in swift_services().items():
+        kinds = reads(executable_of(service)).kinds
+        for variable, value in environment(service).items():
+            if "integer" in kinds.get(variable, ()):
+                assert re.fullmatch(r"\d+", value or ""), f"{name}: {variable}={value!r} is not a whole number"
+            if "bool" in kinds.get(variable, ()):
+                assert (value or "").lower() in {"1", "true", "yes", "on", "0", "false", "no", "off"}, (
+                    f"{name}: {variable}={value!r} is not true or false"
+                )
+
+
+def test_file_variables_name_secrets_the_service_mounts():
+    declared = compose().get("secrets") or {}
+    for name, service in swift_services().items():
+        mounted = {}
+        for entry in service.get("secrets") or []:
+            source = entry if isinstance(entry, str) else entry["source"]
+            target = entry if isinstance(entry, str) else entry.get("target", source)
+            mounted[target if target.startswith("/") else SECRETS_DIRECTORY + target] = source
+
+        for variable, value in environment(service).items():
+            if variable.endswith("_FILE"):
+                assert value in mounted, f"{name}: {variable}={value} is not one of its secrets {sorted(mounted)}"
+                assert mounted[value] in declared, f"secret {mounted[value]} is not declared"
+
+
+def test_secrets_live_where_git_ignores_them():
+    for name, secret in (compose().get("secrets") or {}).items():
+        path = Path(secret["file"])
+
+        assert path.parts[:2] == ("deploy", "secrets"), f"secret {name} must be under deploy/secrets/"
+        assert_ignored_by_git(path)
+    assert_ignored_by_git(Path(".env"))
+
+
+def assert_ignored_by_git(path: Path):
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    result = subprocess.run(["git", "check-ignore", "-q", "--no-index", str(path)], cwd=ROOT)
+    assert result.returncode == 0, f"{path} must be in .gitignore"
+
+
+# --- (c) The gateway routes only to services that exist -------------------------------------------------------
+
+
+def test_every_route_goes_to_a_service_or_one_not_yet_built():
+    upstreams = template_upstreams()
+    routes = template_routes()
+    assert routes, "no proxying location found in the template"
+
+    for location, upstream in routes:
+        assert upstream in upstreams, f"location {location} proxies to {upstream}, which has no upstream block"
+        assert upstream in services() or upstream in NOT_YET_BUILT, (
+            f"location {location} proxies to {upstream}: no such compose service, and not listed as not yet built"
+        )
+
+
+def test_not_yet_built_lists_only_what_is_missing():
+    built = (NOT_YET_BUILT & set(services())) | (NOT_YET_BUILT & set(executable_products()))
+
+    assert not built, f"{sorted(built)} exist now: take them out of NOT_YET_BUILT and route to them"
+
+
+def test_gateway_sets_every_variable_of_the_template():
+    env = environment(services()["gateway"])
+    pattern = env.get("NGINX_ENVSUBST_FILTER") or ""
+
+    for variable in sorted(template_variables()):
+        assert env.get(variable), f"the gateway does not set {variable}"
+        assert re.search(pattern, variable), f"NGINX_ENVSUBST_FILTER leaves {variable} unsubstituted"
+    for nginx_variable in set(re.findall(r"\$([a-z_]+)", gateway_template())):
+        assert not re.search(pattern, nginx_variable), f"NGINX_ENVSUBST_FILTER would also replace ${nginx_variable}"
+
+
+def test_upstreams_of_existing_services_point_at_their_port():
+    gateway = services()["gateway"]
+    env = environment(gateway)
+    depends_on = gateway.get("depends_on") or {}
+
+    for upstream, variable in template_upstreams().items():
+        if upstream in NOT_YET_BUILT:
+            continue
+        port = environment(services()[upstream])["HTTP_PORT"]
+        assert env[variable] == f"{upstream}:{port}", f"{variable} must be {upstream}:{port}"
+        # nginx resolves the names when it starts.
+        assert depends_on.get(upstream, {}).get("condition") == "service_healthy", (
+            f"the gateway must wait for {upstream} to be healthy"
+        )
+
+
+def test_gateway_renders_the_template_and_alone_is_published():
+    gateway = services()["gateway"]
+    mounts = [v.split(":") for v in gateway.get("volumes") or [] if isinstance(v, str)]
+
+    assert any(
+        (ROOT / source).resolve() == GATEWAY_TEMPLATE
+        and target.startswith("/etc/nginx/templates/")
+        and target.endswith(".template")
+        for source, target, *_ in mounts
+    ), "the gateway must mount gateway/routes.conf.template into /etc/nginx/templates/"
+    port = environment(gateway)["GATEWAY_PORT"]
+    assert gateway.get("ports") == [f"{port}:{port}"]
+    for name, service in services().items():
+        if name != "gateway":
+            assert "ports" not in service, f"{name} must not publish a port: replicas would clash"
+            assert "container_name" not in service, f"{name} must not fix its container name: it could not scale"
+
+
+# --- (d) Compose runs the executables of Package.swift --------------------------------------------------------
+
+
+def test_each_swift_service_runs_a_declared_executable():
+    assert swift_services(), "no compose service runs an executable of /app"
+    for name, service in swift_services().items():
+        assert executable_of(service) in executable_products(), (
+            f"{name} runs {command(service)[0]}, which is no executable product of Package.swift"
+        )
+        assert service.get("build") in (".", {"context": "."}), f"{name} must be built from the Dockerfile"
+
+
+def test_each_executable_runs_as_a_service():
+    servers = {executable_of(s) for s in swift_services().values() if len(command(s)) == 1}
+
+    missing = set(executable_products()) - servers
+
+    assert not missing, f"docker-compose.yml runs no service for {sorted(missing)}"
+
+
+def test_each_server_is_checked_for_readiness_on_its_port():
+    for name, service in swift_services().items():
+        if len(command(service)) > 1:
+            continue
+        port = environment(service)["HTTP_PORT"]
+
+        test = " ".join(service["healthcheck"]["test"])
+
+        assert re.search(rf"https?://(localhost|127\.0\.0\.1):{port}/health/ready\b", test), name
+
+
+def test_dependencies_wait_until_healthy():
+    for name, service in services().items():
+        depends_on = service.get("depends_on") or {}
+        assert isinstance(depends_on, dict), f"{name}: depends_on needs conditions"
+        for dependency, condition in depends_on.items():
+            assert condition.get("condition") == "service_healthy", f"{name} must wait for {dependency} to be healthy"
+            assert "healthcheck" in services()[dependency], f"{dependency} has no health check to wait for"
+
+
+# --- The secrets deploy/make-secrets.sh writes ----------------------------------------------------------------
+
+INTERPOLATION = re.compile(
+    r"\$(?:(?P<escaped>\$)|(?P<plain>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<operator>:?[-?+])(?P<argument>[^}]*))?\})"
+)
+
+
+def interpolate(value, variables: dict[str, str]):
+    """Compose's `${NAME}`, `${NAME:?message}`, `${NAME:-default}` and `$$`, on every string of a parsed file."""
+    if isinstance(value, dict):
+        return {key: interpolate(item, variables) for key, item in value.items()}
+    if isinstance(value, list):
+        return [interpolate(item, variables) for item in value]
+    if not isinstance(value, str):
+        return value
+
+    def replace(match):
+        if match["escaped"]:
+            return "$"
+        name = match["plain"] or match["braced"]
+        found, operator = variables.get(name), match["operator"]
+        if operator in (":?", "?") and (found is None or (operator == ":?" and found == "")):
+            raise AssertionError(f"{name} is not set: {match['argument']}")
+        if operator in (":-", "-") and (found is None or (operator == ":-" and found == "")):
+            return match["argument"]
+        return found or ""
+
+    return INTERPOLATION.sub(replace, value)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A project directory with what deploy/make-secrets.sh writes, and the .env it wrote."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    directory = tmp_path_factory.mktemp("project")
+    subprocess.run([ROOT / "deploy" / "make-secrets.sh", directory], check=True, capture_output=True)
+    return directory, read_env(directory / ".env")
+
+
+def read_env(path: Path) -> dict[str, str]:
+    lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    return dict(line.split("=", 1) for line in lines)
+
+
+def test_make_secrets_provides_all_that_compose_needs(generated):
+    directory, variables = generated
+
+    resolved = interpolate(compose(), variables)
+
+    for secret in resolved["secrets"].values():
+        assert (directory / secret["file"]).is_file(), f"make-secrets.sh does not write {secret['file']}"
+    schema = json.loads((HERE / "compose-spec.json").read_text())
+    jsonschema.validate(resolved, schema, cls=jsonschema.Draft7Validator)
+
+
+def test_make_secrets_keeps_what_exists(generated):
+    directory, variables = generated
+    keys = {p.name: p.read_bytes() for p in (directory / "deploy" / "secrets").iterdir()}
+
+    subprocess.run([ROOT / "deploy" / "make-secrets.sh", directory], check=True, capture_output=True)
+
+    assert read_env(directory / ".env") == variables
+    assert {p.name: p.read_bytes() for p in (directory / "deploy" / "secrets").iterdir()} == keys
+
+
+def test_jwt_keys_are_an_ed25519_pair(generated):
+    directory, _ = generated
+    secrets = directory / "deploy" / "secrets"
+
+    derived = subprocess.run(
+        ["openssl", "pkey", "-in", secrets / "jwt-private.pem", "-pubout"], check=True, capture_output=True, text=True
+    ).stdout
+    text = subprocess.run(
+        ["openssl", "pkey", "-pubin", "-in", secrets / "jwt-public.pem", "-text", "-noout"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+
+    assert derived == (secrets / "jwt-public.pem").read_text()
+    assert "ED25519" in text
+
+
+def test_each_service_connects_as_its_own_user_with_a_password_from_env(generated):
+    directory, variables = generated
+    definitions = json.loads((directory / "deploy" / "secrets" / "rabbitmq-definitions.json").read_text())
+    broker_users = {user["name"]: user for user in definitions["users"]}
+    permitted = {(p["user"], p["vhost"]) for p in definitions["permissions"]}
+
+    assert "guest" not in broker_users
+    assert {"name": "/"} in definitions["vhosts"]
+    for name, service in swift_services().items():
+        owner = executable_of(service)
+        raw = environment(service)
+        env = interpolate(raw, variables)
+        database, broker = urlsplit(env["POSTGRES_URL"]), urlsplit(env["AMQP_URL"])
+
+        for variable in ("POSTGRES_URL", "AMQP_URL"):
+            assert re.match(r"\w+://[^:@/]+:\$\{", raw[variable]), f"{name}: {variable} holds a literal password"
+        assert (database.scheme, database.hostname, database.port) == ("postgres", "postgres", 5432), name
+        assert (database.username, database.path) == (owner, f"/{owner}"), f"{name} must use the {owner} database"
+        assert database.password == variables[f"{owner.upper()}_DB_PASSWORD"], name
+        assert (broker.scheme, broker.hostname, broker.port, unquote(broker.path[1:])) == (
+            "amqp", "rabbitmq", 5672, "/"
+        ), name
+        assert broker.username == owner, name
+        assert broker_users[owner]["password"] == broker.password, f"{name}: its broker password is not the user's"
+        assert (owner, "/") in permitted, name
+
+
+def test_rabbitmq_loads_the_definitions_secret():
+    rabbitmq = services()["rabbitmq"]
+    config = (ROOT / "deploy" / "rabbitmq" / "rabbitmq.conf").read_text()
+    targets = [
+        SECRETS_DIRECTORY + (entry.get("target", entry["source"]) if isinstance(entry, dict) else entry)
+        for entry in rabbitmq["secrets"]
+    ]
+
+    loaded = re.search(r"^load_definitions\s*=\s*(\S+)", config, re.MULTILINE)
+
+    assert loaded and loaded[1] in targets
+    assert any(
+        v.split(":")[0] == "./deploy/rabbitmq/rabbitmq.conf" and v.split(":")[1].startswith("/etc/rabbitmq/conf.d/")
+        for v in rabbitmq["volumes"]
+    )
+
+
+def test_postgres_init_creates_each_service_database(generated, tmp_path):
+    _, variables = generated
+    postgres = interpolate(services()["postgres"], variables)
+    init = ROOT / "deploy" / "postgres" / "init.sh"
+    assert any(v.startswith("./deploy/postgres/init.sh:/docker-entrypoint-initdb.d/") for v in postgres["volumes"])
+    # NB: the image runs an executable init script and sources any other, which would leak its `set -u`.
+    assert os.access(init, os.X_OK), "deploy/postgres/init.sh must be executable"
+    log = tmp_path / "psql.log"
+    fake = tmp_path / "bin" / "psql"
+    fake.parent.mkdir()
+    fake.write_text('#!/usr/bin/env bash\n{ printf "psql"; printf " %q" "$@"; echo; cat; echo; } >>"$PSQL_LOG"\n')
+    fake.chmod(0o755)
+    env = {
+        "PATH": f"{fake.parent}:{os.environ['PATH']}",
+        "PSQL_LOG": str(log),
+        "POSTGRES_USER": "postgres",
+        **environment(postgres),
+    }
+
+    subprocess.run([init], env=env, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+
+    calls = log.read_text()
+    for owner in {executable_of(s) for s in swift_services().values()} | NOT_YET_BUILT:
+        password = variables[f"{owner.upper()}_DB_PASSWORD"]
+        assert f"name={owner} " in calls and f"password={password}" in calls, f"init.sh does not create {owner}"
+    places = calls[calls.index("--dbname places\n") :]
+    for extension in ("postgis", "pg_trgm", "unaccent"):
+        assert f"CREATE EXTENSION IF NOT EXISTS {extension};" in places

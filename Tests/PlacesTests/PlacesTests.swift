@@ -1,0 +1,212 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import Places
+import Postgres
+import Testing
+import TestSupport
+
+@Suite struct PlaceSearchTests {
+    @Test func searchFindsPorthaniaHoweverItIsTyped() async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        let token = try await app.token()
+
+        try await app.test { client in
+            for typed in ["porthan", "Porthnia", "PORTHANIA", "porth"] {
+                let places = try await client.places("/v1/places?q=\(typed)", token: token)
+                #expect(places.first?["name"] as? String == "Porthania", "searching \(typed)")
+            }
+        }
+    }
+
+    @Test func searchIgnoresAccents() async throws {
+        let app = try await PlacesTestApp.make()
+        // NB: a file is the whole of its campus (what it lacks is retired), so the extra places go in the same file.
+        try await app.importFile(try PlacesTestApp.bundledDataWithExtraFixture())
+        let token = try await app.token()
+
+        try await app.test { client in
+            let kapyla = try await client.places("/v1/places?q=kapyla", token: token)
+            let metsatalo = try await client.places("/v1/places?q=metsatalo&kind=building", token: token)
+            let byAddress = try await client.places("/v1/places?q=yliopistonkatu%203", token: token)
+
+            #expect(kapyla.first?["name"] as? String == "Käpylä Grilli")
+            #expect(metsatalo.first?["name"] as? String == "Metsätalo")
+            #expect(byAddress.contains { $0["name"] as? String == "Porthania" })
+        }
+    }
+
+    @Test func cafesNearPorthaniaComeNearestFirstWithPostGISDistances() async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        let token = try await app.token()
+        let porthania = try #require(
+            try await app.database.pool.query(
+                "SELECT ST_Y(location::geometry) AS lat, ST_X(location::geometry) AS lon FROM places WHERE name = 'Porthania' AND kind = 'building'"
+            ).first)
+        let lat: Double = try porthania.decode("lat")
+        let lon: Double = try porthania.decode("lon")
+
+        try await app.test { client in
+            let nearby = try await client.places("/v1/places/nearby?lat=\(lat)&lon=\(lon)&radius=400&kind=restaurant", token: token)
+            let cafes = try await client.places("/v1/places?q=cafe&near=\(lat),\(lon)&kind=restaurant", token: token)
+
+            let distances = nearby.compactMap { $0["distanceMeters"] as? Double }
+            #expect(distances.count == nearby.count && distances.count >= 5)
+            #expect(distances == distances.sorted())
+            #expect(distances.allSatisfy { $0 <= 400 })
+            for place in nearby.prefix(10) {
+                let id = try #require(place["id"] as? String)
+                let expected = try await app.database.pool.query(
+                    """
+                    SELECT ST_Distance(location, ST_SetSRID(ST_MakePoint(\(lon), \(lat)), 4326)::geography) AS d
+                    FROM places WHERE id = \(UUID(uuidString: id)!)
+                    """
+                ).first?.decode("d", as: Double.self)
+                #expect(abs((place["distanceMeters"] as? Double ?? -1) - (expected ?? 0)) < 0.01)
+            }
+            #expect(!cafes.isEmpty)
+            #expect(cafes.allSatisfy { ($0["name"] as? String)?.lowercased().contains("caf") == true || $0["subtype"] as? String == "cafe" })
+        }
+    }
+
+    @Test func aStudentOfAnotherCampusSeesNoneOfHelsinki() async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        let token = try await app.token(campus: "aalto.fi")
+        let porthaniaId = try #require(
+            try await app.database.pool.query("SELECT id FROM places WHERE name = 'Porthania' LIMIT 1").first?
+                .decode("id", as: UUID.self))
+
+        try await app.test { client in
+            let searched = try await client.places("/v1/places?q=porthania", token: token)
+            let nearby = try await client.places("/v1/places/nearby?lat=60.1697&lon=24.9490&radius=2000", token: token)
+            let (status, problem) = try await client.getJSON("/v1/places/\(porthaniaId)", token: token)
+
+            #expect(searched.isEmpty)
+            #expect(nearby.isEmpty)
+            #expect(status == .notFound)
+            #expect(problem["name"] == nil)
+        }
+    }
+
+    @Test(arguments: [
+        ("/v1/places?q=", "q"), ("/v1/places?q=\(String(repeating: "a", count: 101))", "q"), ("/v1/places", "q"),
+        ("/v1/places/nearby?lat=200&lon=24.9", "lat"), ("/v1/places/nearby?lat=60.1&lon=24.9&radius=-1", "radius"),
+        ("/v1/places/nearby?lat=60.1&lon=24.9&limit=1000000", "limit"), ("/v1/places?q=cafe&near=91,24", "near"),
+        ("/v1/places?q=cafe&kind=castle", "kind"), ("/v1/places/nearby?lat=abc&lon=24.9", "lat"),
+    ])
+    func badInputIs400WithTheFieldNamed(path: String, field: String) async throws {
+        let app = try await PlacesTestApp.make()
+        let token = try await app.token()
+
+        try await app.test { client in
+            let (status, problem) = try await client.getJSON(path, token: token)
+
+            #expect(status == .badRequest)
+            #expect(problem["field"] as? String == field)
+        }
+    }
+
+    @Test func searchingWithoutATokenIs401() async throws {
+        let app = try await PlacesTestApp.make()
+
+        try await app.test { client in
+            let (status, _) = try await client.getJSON("/v1/places?q=porthania", token: nil)
+            #expect(status == .unauthorized)
+        }
+    }
+}
+
+@Suite struct PlaceImportTests {
+    @Test func theBundledDataImportsAndAReimportChangesNothing() async throws {
+        let app = try await PlacesTestApp.make()
+
+        let first = try await app.importFile(PlacesTestApp.bundledData)
+        let eventsAfterFirst = try await app.outboxTypes()
+        let second = try await app.importFile(PlacesTestApp.bundledData)
+
+        #expect(first.read == 510)
+        #expect(first.added > 480)
+        #expect(first.skipped["no name"] == 10)
+        #expect(eventsAfterFirst.count == first.added)
+        #expect(second.added == 0 && second.updated == 0 && second.retired == 0)
+        #expect(second.unchanged == first.added)
+        #expect(try await app.outboxTypes() == eventsAfterFirst)
+    }
+
+    @Test func anEditedCopyPublishesExactlyTheThreeChanges() async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        let before = try await app.outboxTypes().count
+        var collection = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: PlacesTestApp.bundledData)) as? [String: Any])
+        var features = try #require(collection["features"] as? [[String: Any]])
+        let renamedIndex = try #require(features.firstIndex { ($0["properties"] as? [String: Any])?["name"] as? String == "Porthania" })
+        var properties = features[renamedIndex]["properties"] as! [String: Any]
+        properties["name"] = "Porthania (renovated)"
+        features[renamedIndex]["properties"] = properties
+        let removed = features.remove(at: features.firstIndex { ($0["properties"] as? [String: Any])?["name"] as? String == "Metsätalo" }!)
+        features.append([
+            "type": "Feature", "properties": ["osm_type": "node", "osm_id": 9_999_999_999, "amenity": "cafe", "name": "Uusi Kahvila"],
+            "geometry": ["type": "Point", "coordinates": [24.948, 60.170]],
+        ])
+        collection["features"] = features
+        let edited = FileManager.default.temporaryDirectory.appendingPathComponent("edited-\(UUID()).geojson")
+        try JSONSerialization.data(withJSONObject: collection).write(to: edited)
+
+        let summary = try await app.importFile(edited)
+        let events = try await app.database.pool.query(
+            "SELECT type, payload->'place'->>'name' AS name FROM outbox ORDER BY seq OFFSET \(before)")
+
+        #expect(summary.updated == 1 && summary.added == 1 && summary.retired == 1)
+        #expect(events.count == 3)
+        #expect(Set(try events.map { try $0.decode("type", as: String.self) }) == ["place.upserted", "place.retired"])
+        #expect(Set(try events.compactMap { try $0.decode("name", as: String?.self) }) == ["Porthania (renovated)", "Uusi Kahvila"])
+        #expect((removed["properties"] as? [String: Any])?["name"] as? String == "Metsätalo")
+    }
+
+    @Test func aSequenceFileImportsWhatIsValidAndReportsWhatIsNot() async throws {
+        let app = try await PlacesTestApp.make()
+
+        let summary = try await app.importFile(PlacesTestApp.extraFixture)
+        let inside = try await app.database.pool.query(
+            "SELECT ST_Contains(outline::geometry, location::geometry) AS inside FROM places WHERE name = 'Testitalo'"
+        ).first?.decode("inside", as: Bool.self)
+
+        #expect(summary.read == 6)
+        #expect(summary.added == 2)
+        #expect(summary.skipped == ["a line, not a place": 1, "no name": 1])
+        #expect(summary.broken == ["line 4: no geometry", "line 5: not valid JSON"])
+        #expect(inside == true)
+    }
+
+    @Test func aFileThatIsNotGeoJSONIsRefusedWhole() async throws {
+        #expect(throws: GeoJSONError.self) { try GeoJSONReader.read(Data("{\"type\": \"Topology\"}".utf8)) }
+        #expect(throws: GeoJSONError.self) { try GeoJSONReader.read(Data("nonsense\nmore nonsense\n".utf8)) }
+    }
+
+    @Test func placeIdsAreStableForAnObject() {
+        #expect(PlaceImporter.placeId("node/1") == PlaceImporter.placeId("node/1"))
+        #expect(PlaceImporter.placeId("node/1") != PlaceImporter.placeId("way/1"))
+    }
+}
+
+extension PlacesTestApp {
+    /// The bundled collection plus the valid features of the extra fixture, as one file.
+    static func bundledDataWithExtraFixture() throws -> URL {
+        var collection = try JSONSerialization.jsonObject(with: Data(contentsOf: bundledData)) as! [String: Any]
+        let extra = try String(contentsOf: extraFixture, encoding: .utf8).split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.drop { $0 == "\u{1E}" }.utf8))
+        }
+        collection["features"] = (collection["features"] as! [Any]) + extra
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("combined-\(UUID()).geojson")
+        try JSONSerialization.data(withJSONObject: collection).write(to: url)
+        return url
+    }
+
+    func outboxTypes() async throws -> [String] {
+        try await database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type") }
+    }
+}

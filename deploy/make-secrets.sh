@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Creates what docker-compose.yml needs and git must never hold (both paths are in .gitignore):
+#   .env                                       passwords; compose fills its ${...} references from them
+#   deploy/secrets/jwt-private.pem             the Ed25519 key that signs access tokens (accounts only)
+#   deploy/secrets/jwt-public.pem              its public half, with which every service verifies tokens
+#   deploy/secrets/rabbitmq-definitions.json   the broker's users, one per service, with the passwords of .env
+# Running it again keeps every existing password and key and adds what is missing.
+#
+#   deploy/make-secrets.sh [PROJECT_DIR]       (default: this checkout)
+set -euo pipefail
+
+ROOT=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SECRETS=$ROOT/deploy/secrets
+ENV_FILE=$ROOT/.env
+SERVICES=(accounts places matching chat notifications)
+
+command -v openssl >/dev/null || { echo "error: openssl is needed" >&2; exit 1; }
+
+umask 077
+mkdir -p "$SECRETS"
+chmod 700 "$SECRETS"
+if [[ ! -f $ENV_FILE ]]; then
+  echo "# Written by deploy/make-secrets.sh for docker compose. Never commit it." >"$ENV_FILE"
+fi
+
+upper() { printf '%s' "$1" | tr '[:lower:]' '[:upper:]'; }
+
+# add_password NAME: gives NAME a random value in .env unless it has one.
+add_password() {
+  grep -qs "^$1=" "$ENV_FILE" || echo "$1=$(openssl rand -hex 24)" >>"$ENV_FILE"
+}
+
+# value NAME: NAME's value in .env.
+value() { sed -n "s/^$1=//p" "$ENV_FILE" | tail -n 1; }
+
+add_password POSTGRES_PASSWORD
+for service in "${SERVICES[@]}"; do
+  add_password "$(upper "$service")_DB_PASSWORD"
+  add_password "$(upper "$service")_AMQP_PASSWORD"
+done
+
+if [[ ! -s $SECRETS/jwt-private.pem ]]; then
+  openssl genpkey -algorithm ed25519 -out "$SECRETS/jwt-private.pem"
+  rm -f "$SECRETS/jwt-public.pem"
+fi
+if [[ ! -s $SECRETS/jwt-public.pem ]]; then
+  openssl pkey -in "$SECRETS/jwt-private.pem" -pubout -out "$SECRETS/jwt-public.pem"
+fi
+
+# Written afresh each time from .env, so that both always agree. The passwords are hex: nothing to escape.
+{
+  echo '{'
+  echo '  "vhosts": [{"name": "/"}],'
+  echo '  "users": ['
+  separator=","
+  for i in "${!SERVICES[@]}"; do
+    service=${SERVICES[$i]}
+    ((i == ${#SERVICES[@]} - 1)) && separator=""
+    printf '    {"name": "%s", "password": "%s", "tags": []}%s\n' \
+      "$service" "$(value "$(upper "$service")_AMQP_PASSWORD")" "$separator"
+  done
+  echo '  ],'
+  echo '  "permissions": ['
+  separator=","
+  for i in "${!SERVICES[@]}"; do
+    service=${SERVICES[$i]}
+    ((i == ${#SERVICES[@]} - 1)) && separator=""
+    printf '    {"user": "%s", "vhost": "/", "configure": ".*", "write": ".*", "read": ".*"}%s\n' \
+      "$service" "$separator"
+  done
+  echo '  ]'
+  echo '}'
+} >"$SECRETS/rabbitmq-definitions.json.new"
+mv "$SECRETS/rabbitmq-definitions.json.new" "$SECRETS/rabbitmq-definitions.json"
+
+# NB: without swarm, compose mounts a secret with its file's own owner and mode, and the containers run as
+# users of their own; so the files are readable by all, and the directory (700) keeps other local users out.
+chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/rabbitmq-definitions.json"
+
+echo "secrets are in $ENV_FILE and $SECRETS/"
