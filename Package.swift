@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "accounts", targets: ["Accounts"]),
         .executable(name: "places", targets: ["Places"]),
+        .executable(name: "matching", targets: ["Matching"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -61,6 +62,11 @@ let package = Package(
             ],
             path: "Services/Places", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
+        .executableTarget(
+            name: "Matching",
+            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .serviceLifecycle],
+            path: "Services/Matching", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+
         // MARK: Tests
         .target(
             name: "TestSupport", dependencies: ["Postgres", "Messaging", "ServiceKit", .logging],
@@ -87,6 +93,14 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/PlacesTests", exclude: ["Fixtures"]),
+        .testTarget(
+            name: "MatchingTests",
+            dependencies: [
+                "Matching", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/MatchingTests"),
     ]
 )
 

@@ -122,7 +122,8 @@ public struct EventConsumer: Service {
             return .deadLetter
         } catch {
             let limit = topology.queues(of: service).first { $0.types.contains(delivery.routingKey) }?.deliveryLimit ?? 0
-            let isLast = delivery.deliveryCount + 1 >= limit
+            // NB: the broker dead-letters once a message has been returned more than `limit` times.
+            let isLast = delivery.deliveryCount >= limit
             logger.error(
                 isLast ? "handler failed for the last time; the broker dead-letters the message" : "handler failed; retrying",
                 metadata: ["error": "\(error)", "deliveryCount": "\(delivery.deliveryCount)"])

@@ -27,6 +27,15 @@ public struct Topology: Sendable {
             QueueDefinition(consumer: "matching", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
             QueueDefinition(consumer: "matching", producer: "places", types: [PlaceUpserted.type, PlaceRetired.type]),
             QueueDefinition(consumer: "chat", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
+            QueueDefinition(
+                consumer: "chat", producer: "matching",
+                types: [MatchAccepted.type, MatchCancelled.type, MatchCompleted.type]),
+            QueueDefinition(
+                consumer: "notifications", producer: "matching",
+                types: [
+                    OfferMade.type, OfferDeclined.type, OfferExpired.type, MatchAccepted.type, MatchCancelled.type,
+                    MatchCompleted.type, OrderExpired.type, RunClosed.type,
+                ]),
         ])
 }
 

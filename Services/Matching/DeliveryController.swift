@@ -1,0 +1,140 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+
+/// The delivery flow's API: runs, restaurants with runs, orders, offers and matches, on the caller's campus.
+struct DeliveryController: Sendable {
+    let repository: DeliveryPostgresRepository
+    let settings: DeliverySettings
+
+    func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
+        let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
+        group.post("/v1/runs", use: openRun)
+        group.delete("/v1/runs/{id}", use: checkOut)
+        group.get("/v1/restaurants", use: restaurants)
+        group.get("/v1/restaurants/{id}/runs", use: runsAtRestaurant)
+        group.post("/v1/orders", use: placeOrder)
+        group.get("/v1/orders/{id}", use: order)
+        group.post("/v1/orders/{id}/cancel", use: cancelOrder)
+        group.post("/v1/offers/{id}/accept", use: accept)
+        group.post("/v1/offers/{id}/decline", use: decline)
+        group.get("/v1/matches/{id}", use: match)
+        group.post("/v1/matches/{id}/cancel", use: cancelMatch)
+        group.post("/v1/matches/{id}/complete", use: completeMatch)
+    }
+
+    struct OpenRunRequest: Decodable {
+        /// The client's id for the run: a retry with the same id returns the first result.
+        var id: UUID?
+        var restaurantId: UUID
+        var destinationId: UUID
+        var capacity: Int?
+        var minutes: Int?
+    }
+
+    struct PlaceOrderRequest: Decodable {
+        var id: UUID?
+        var restaurantId: UUID
+        var destinationId: UUID
+        var items: String
+        var runId: UUID?
+    }
+
+    struct RestaurantList: ResponseEncodable {
+        var restaurants: [RestaurantWithRuns]
+    }
+
+    struct RunList: ResponseEncodable {
+        var runs: [Run]
+    }
+
+    func openRun(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Run> {
+        let caller = try context.caller()
+        let input = try await request.decodeJSON(as: OpenRunRequest.self, context: context)
+        let run = try await repository.openRun(
+            id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
+            capacity: try DeliveryRules.capacity(input.capacity),
+            minutes: try DeliveryRules.minutes(input.minutes, settings: settings))
+        return EditedResponse(status: .created, response: run)
+    }
+
+    func checkOut(request: Request, context: ServiceRequestContext) async throws -> Run {
+        try await repository.checkOut(runId: try context.id("run"), caller: try context.caller())
+    }
+
+    func restaurants(request: Request, context: ServiceRequestContext) async throws -> RestaurantList {
+        RestaurantList(restaurants: try await repository.restaurantsWithRuns(campus: try context.caller().campus))
+    }
+
+    func runsAtRestaurant(request: Request, context: ServiceRequestContext) async throws -> RunList {
+        let caller = try context.caller()
+        let parameters = request.uri.queryParameters
+        var point: (latitude: Double, longitude: Double)?
+        if parameters.get("lat") != nil || parameters.get("lon") != nil {
+            guard let lat = parameters.get("lat").flatMap(Double.init), (-90...90).contains(lat) else {
+                throw MatchingError.invalid(field: "lat", "lat is a latitude from -90 to 90.")
+            }
+            guard let lon = parameters.get("lon").flatMap(Double.init), (-180...180).contains(lon) else {
+                throw MatchingError.invalid(field: "lon", "lon is a longitude from -180 to 180.")
+            }
+            point = (lat, lon)
+        }
+        return RunList(
+            runs: try await repository.openRuns(restaurantId: try context.id("restaurant"), campus: caller.campus, from: point))
+    }
+
+    func placeOrder(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Order> {
+        let caller = try context.caller()
+        let input = try await request.decodeJSON(as: PlaceOrderRequest.self, context: context)
+        let order = try await repository.placeOrder(
+            id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
+            items: try DeliveryRules.items(input.items), runId: input.runId)
+        return EditedResponse(status: .created, response: order)
+    }
+
+    func order(request: Request, context: ServiceRequestContext) async throws -> Order {
+        try await repository.order(id: try context.id("order"), caller: try context.caller())
+    }
+
+    func cancelOrder(request: Request, context: ServiceRequestContext) async throws -> Order {
+        try await repository.cancelOrder(id: try context.id("order"), caller: try context.caller())
+    }
+
+    func accept(request: Request, context: ServiceRequestContext) async throws -> Match {
+        try await repository.accept(offerId: try context.id("offer"), caller: try context.caller())
+    }
+
+    func decline(request: Request, context: ServiceRequestContext) async throws -> Offer {
+        try await repository.decline(offerId: try context.id("offer"), caller: try context.caller())
+    }
+
+    func match(request: Request, context: ServiceRequestContext) async throws -> Match {
+        try await repository.match(id: try context.id("match"), caller: try context.caller())
+    }
+
+    func cancelMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
+        try await repository.cancelMatch(id: try context.id("match"), caller: try context.caller())
+    }
+
+    func completeMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
+        try await repository.completeMatch(id: try context.id("match"), caller: try context.caller())
+    }
+}
+
+extension ServiceRequestContext {
+    func caller() throws -> Caller {
+        let identity = try requireIdentity()
+        return Caller(userId: identity.userId, campus: identity.campus, name: identity.name)
+    }
+
+    /// The `{id}` path parameter; one that is not a UUID names nothing, so it is 404 like a missing one.
+    func id(_ what: String) throws -> UUID {
+        guard let id = parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw MatchingError.notFound(what) }
+        return id
+    }
+}
+
+extension Run: ResponseEncodable {}
+extension Order: ResponseEncodable {}
+extension Offer: ResponseEncodable {}
+extension Match: ResponseEncodable {}

@@ -1,0 +1,242 @@
+import Foundation
+
+/// A place as the matching events name it, so that receivers need not look it up.
+public struct PlaceReference: Codable, Sendable, Equatable {
+    public var placeId: UUID
+    public var name: String
+
+    public init(placeId: UUID, name: String) {
+        self.placeId = placeId
+        self.name = name
+    }
+}
+
+/// A deliverer checked in at a restaurant, heading to a building.
+public struct RunOpened: Event, Equatable {
+    public static let type = "run.opened"
+    public var runId: UUID
+    public var campus: String
+    public var delivererId: UUID
+    public var restaurant: PlaceReference
+    public var destination: PlaceReference
+    public var capacity: Int
+    public var closesAt: Date
+    public var version: Int64
+    public var aggregateId: UUID { runId }
+
+    public init(
+        runId: UUID, campus: String, delivererId: UUID, restaurant: PlaceReference, destination: PlaceReference,
+        capacity: Int, closesAt: Date, version: Int64
+    ) {
+        self.runId = runId
+        self.campus = campus
+        self.delivererId = delivererId
+        self.restaurant = restaurant
+        self.destination = destination
+        self.capacity = capacity
+        self.closesAt = closesAt
+        self.version = version
+    }
+}
+
+/// A run ended: the deliverer checked out, or its window passed (`reason` `checkedOut` or `expired`).
+public struct RunClosed: Event, Equatable {
+    public static let type = "run.closed"
+    public var runId: UUID
+    public var delivererId: UUID
+    public var reason: String
+    public var version: Int64
+    public var aggregateId: UUID { runId }
+
+    public init(runId: UUID, delivererId: UUID, reason: String, version: Int64) {
+        self.runId = runId
+        self.delivererId = delivererId
+        self.reason = reason
+        self.version = version
+    }
+}
+
+/// An orderer asked for food from a restaurant to a building.
+public struct OrderPlaced: Event, Equatable {
+    public static let type = "order.placed"
+    public var orderId: UUID
+    public var campus: String
+    public var ordererId: UUID
+    public var restaurant: PlaceReference
+    public var destination: PlaceReference
+    public var items: String
+    public var expiresAt: Date
+    public var version: Int64
+    public var aggregateId: UUID { orderId }
+
+    public init(
+        orderId: UUID, campus: String, ordererId: UUID, restaurant: PlaceReference, destination: PlaceReference,
+        items: String, expiresAt: Date, version: Int64
+    ) {
+        self.orderId = orderId
+        self.campus = campus
+        self.ordererId = ordererId
+        self.restaurant = restaurant
+        self.destination = destination
+        self.items = items
+        self.expiresAt = expiresAt
+        self.version = version
+    }
+}
+
+/// An order was offered to one deliverer, who has until `expiresAt` to answer: the deliverer's "new match".
+public struct OfferMade: Event, Equatable {
+    public static let type = "offer.made"
+    public var offerId: UUID
+    public var orderId: UUID
+    public var runId: UUID
+    public var delivererId: UUID
+    public var ordererName: String
+    public var restaurant: PlaceReference
+    public var destination: PlaceReference
+    public var items: String
+    public var expiresAt: Date
+    public var version: Int64
+    public var aggregateId: UUID { offerId }
+
+    public init(
+        offerId: UUID, orderId: UUID, runId: UUID, delivererId: UUID, ordererName: String,
+        restaurant: PlaceReference, destination: PlaceReference, items: String, expiresAt: Date, version: Int64
+    ) {
+        self.offerId = offerId
+        self.orderId = orderId
+        self.runId = runId
+        self.delivererId = delivererId
+        self.ordererName = ordererName
+        self.restaurant = restaurant
+        self.destination = destination
+        self.items = items
+        self.expiresAt = expiresAt
+        self.version = version
+    }
+}
+
+/// An offer ended without a match: declined by its deliverer, expired, or withdrawn (`outcome`).
+public struct OfferEnded: Codable, Sendable, Equatable {
+    public var offerId: UUID
+    public var orderId: UUID
+    public var delivererId: UUID
+    public var version: Int64
+
+    public init(offerId: UUID, orderId: UUID, delivererId: UUID, version: Int64) {
+        self.offerId = offerId
+        self.orderId = orderId
+        self.delivererId = delivererId
+        self.version = version
+    }
+}
+
+/// The deliverer said no.
+public struct OfferDeclined: Event, Equatable {
+    public static let type = "offer.declined"
+    public var offer: OfferEnded
+    public var version: Int64 { offer.version }
+    public var aggregateId: UUID { offer.offerId }
+
+    public init(offer: OfferEnded) {
+        self.offer = offer
+    }
+}
+
+/// The deliverer did not answer in time.
+public struct OfferExpired: Event, Equatable {
+    public static let type = "offer.expired"
+    public var offer: OfferEnded
+    public var version: Int64 { offer.version }
+    public var aggregateId: UUID { offer.offerId }
+
+    public init(offer: OfferEnded) {
+        self.offer = offer
+    }
+}
+
+/// The two sides of a match, with what each needs to show the other.
+public struct MatchParties: Codable, Sendable, Equatable {
+    public var matchId: UUID
+    public var orderId: UUID
+    public var runId: UUID
+    public var campus: String
+    public var ordererId: UUID
+    public var ordererName: String
+    public var delivererId: UUID
+    public var delivererName: String
+    public var restaurant: PlaceReference
+    public var destination: PlaceReference
+
+    public init(
+        matchId: UUID, orderId: UUID, runId: UUID, campus: String, ordererId: UUID, ordererName: String,
+        delivererId: UUID, delivererName: String, restaurant: PlaceReference, destination: PlaceReference
+    ) {
+        self.matchId = matchId
+        self.orderId = orderId
+        self.runId = runId
+        self.campus = campus
+        self.ordererId = ordererId
+        self.ordererName = ordererName
+        self.delivererId = delivererId
+        self.delivererName = delivererName
+        self.restaurant = restaurant
+        self.destination = destination
+    }
+}
+
+/// A deliverer accepted: the orderer's "match update"; it opens the chat.
+public struct MatchAccepted: Event, Equatable {
+    public static let type = "match.accepted"
+    public var match: MatchParties
+    public var version: Int64
+    public var aggregateId: UUID { match.matchId }
+
+    public init(match: MatchParties, version: Int64) {
+        self.match = match
+        self.version = version
+    }
+}
+
+/// One side cancelled (`cancelledBy` `orderer` or `deliverer`); it closes the chat.
+public struct MatchCancelled: Event, Equatable {
+    public static let type = "match.cancelled"
+    public var match: MatchParties
+    public var cancelledBy: String
+    public var version: Int64
+    public var aggregateId: UUID { match.matchId }
+
+    public init(match: MatchParties, cancelledBy: String, version: Int64) {
+        self.match = match
+        self.cancelledBy = cancelledBy
+        self.version = version
+    }
+}
+
+/// Both sides marked the delivery complete; it closes the chat.
+public struct MatchCompleted: Event, Equatable {
+    public static let type = "match.completed"
+    public var match: MatchParties
+    public var version: Int64
+    public var aggregateId: UUID { match.matchId }
+
+    public init(match: MatchParties, version: Int64) {
+        self.match = match
+        self.version = version
+    }
+}
+
+/// No deliverer took the order in time.
+public struct OrderExpired: Event, Equatable {
+    public static let type = "order.expired"
+    public var orderId: UUID
+    public var ordererId: UUID
+    public var version: Int64
+    public var aggregateId: UUID { orderId }
+
+    public init(orderId: UUID, ordererId: UUID, version: Int64) {
+        self.orderId = orderId
+        self.ordererId = ordererId
+        self.version = version
+    }
+}

@@ -1,0 +1,229 @@
+import Contracts
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import Matching
+import Messaging
+import Postgres
+import ServiceLifecycle
+import Testing
+import TestSupport
+
+@Suite struct DeliveryFlowTests {
+    @Test func theFirstDelivererDeclinesAndTheSecondAccepts() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
+        let (ainoToken, eeroToken, olliToken) = (try await app.token(for: aino), try await app.token(for: eero), try await app.token(for: olli))
+        let restaurant = MatchingTestApp.unicafe.placeId.uuidString
+
+        try await app.test { client in
+            let (ainoRun, _) = try await client.call(
+                .post, "/v1/runs", token: ainoToken,
+                body: ["restaurantId": restaurant, "destinationId": MatchingTestApp.porthania.placeId.uuidString])
+            let (eeroRun, _) = try await client.call(
+                .post, "/v1/runs", token: eeroToken,
+                body: ["restaurantId": restaurant, "destinationId": MatchingTestApp.metsatalo.placeId.uuidString, "capacity": 2])
+            #expect(ainoRun == .created && eeroRun == .created)
+
+            let (_, restaurants) = try await client.call(.get, "/v1/restaurants", token: olliToken)
+            let listed = try #require((restaurants["restaurants"] as? [[String: Any]])?.first)
+            #expect(listed["openRuns"] as? Int == 2)
+            let (_, runs) = try await client.call(
+                .get, "/v1/restaurants/\(restaurant)/runs?lat=60.17018&lon=24.94841", token: olliToken)
+            let names = (runs["runs"] as? [[String: Any]])?.compactMap { $0["delivererName"] as? String }
+            #expect(names == ["Aino", "Eero"])
+
+            let (placed, order) = try await client.call(
+                .post, "/v1/orders", token: olliToken,
+                body: ["restaurantId": restaurant, "destinationId": MatchingTestApp.porthania.placeId.uuidString, "items": "Lunch"])
+            #expect(placed == .created)
+            #expect(order["status"] as? String == "offered")
+
+            let firstOffer = try #require(try await app.pendingOffer(for: aino))
+            let (declined, _) = try await client.call(.post, "/v1/offers/\(firstOffer)/decline", token: ainoToken)
+            #expect(declined == .ok)
+            let secondOffer = try #require(try await app.pendingOffer(for: eero))
+            let (accepted, match) = try await client.call(.post, "/v1/offers/\(secondOffer)/accept", token: eeroToken)
+            #expect(accepted == .ok)
+            #expect(match["delivererName"] as? String == "Eero")
+            #expect(match["ordererName"] as? String == "Olli")
+            let (again, _) = try await client.call(.post, "/v1/offers/\(firstOffer)/accept", token: ainoToken)
+            #expect(again == .conflict)
+        }
+        let events = try await app.events()
+
+        #expect(events.map(\.type) == [
+            "run.opened", "run.opened", "order.placed", "offer.made", "offer.declined", "offer.made", "match.accepted",
+        ])
+        #expect(events[3].payload["delivererId"] as? String == aino.userId.uuidString)
+        #expect(events[5].payload["delivererId"] as? String == eero.userId.uuidString)
+        #expect((events[6].payload["match"] as? [String: Any])?["ordererId"] as? String == olli.userId.uuidString)
+    }
+
+    @Test func anOfferThatTimesOutMovesToTheNextDeliverer() async throws {
+        let app = try await MatchingTestApp.make(["OFFER_WINDOW_SECONDS": "1"])
+        let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
+
+        try await app.test { _ in
+            _ = try await app.repository.openRun(
+                id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
+                destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
+            _ = try await app.repository.openRun(
+                id: nil, caller: eero, restaurantId: MatchingTestApp.unicafe.placeId,
+                destinationId: MatchingTestApp.metsatalo.placeId, capacity: 1, minutes: 30)
+            _ = try await app.repository.placeOrder(
+                id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
+                destinationId: MatchingTestApp.porthania.placeId, items: "Coffee", runId: nil)
+            let movedOn = try await eventually(timeout: 10) { try await app.pendingOffer(for: eero) != nil }
+            #expect(movedOn)
+        }
+        let types = try await app.events().map(\.type)
+
+        #expect(Array(types.suffix(3)) == ["offer.made", "offer.expired", "offer.made"])
+    }
+
+    @Test func aPlaceAndAUserFromOtherServicesReachTheReadModels() async throws {
+        let app = try await MatchingTestApp.make()
+        let producer = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
+        let place = PlaceSnapshot(
+            placeId: UUID(), campus: "helsinki.fi", name: "Think Corner", kind: "restaurant", subtype: "cafe",
+            latitude: 60.1697, longitude: 24.9486)
+        let user = UserSnapshot(userId: UUID(), campus: "helsinki.fi", name: "Helmi", mode: "delivering")
+        // Places published before matching ever ran: the queue already exists, declared by the producer.
+        let status = BrokerStatus()
+        let relay = OutboxRelay(
+            service: "places", topology: .tarrare, postgresURL: producer.url, amqpURL: app.broker.url, status: status,
+            logger: TestEnvironment.logger)
+        try await producer.pool.transaction { connection in
+            try Outbox.append(PlaceUpserted(place: place, version: 1), on: connection)
+            try Outbox.append(PlaceUpserted(place: PlaceSnapshot(
+                placeId: place.placeId, campus: "helsinki.fi", name: "Old name", kind: "restaurant", subtype: nil,
+                latitude: 0, longitude: 0), version: 0), on: connection)
+        }
+        try await runBriefly([relay]) {
+            try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+        }
+        let accounts = OutboxRelay(
+            service: "accounts", topology: .tarrare, postgresURL: producer.url, amqpURL: app.broker.url, status: status,
+            logger: TestEnvironment.logger)
+        try await producer.pool.transaction { connection in
+            try Outbox.append(UserRegistered(user: user, version: 1), on: connection)
+        }
+        try await runBriefly([accounts]) {
+            try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+        }
+
+        try await app.test { _ in
+            let known = try await eventually {
+                let places = try await app.database.pool.query(
+                    "SELECT 1 FROM places WHERE id = \(place.placeId) AND name = 'Think Corner'")
+                let users = try await app.database.pool.query("SELECT 1 FROM users WHERE id = \(user.userId)")
+                return places.count == 1 && users.count == 1
+            }
+            #expect(known, "the older event did not overwrite the newer")
+        }
+    }
+
+    @Test func strangersAndOtherCampusesSeeNothing() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, olli, mallory) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Mallory"))
+        let outsider = Caller.student("Outsider", campus: "aalto.fi")
+        let run = try await app.repository.openRun(
+            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
+        let order = try await app.repository.placeOrder(
+            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: run.id)
+        let offer = try #require(try await app.pendingOffer(for: aino))
+        let malloryToken = try await app.token(for: mallory)
+        let outsiderToken = try await app.token(for: outsider)
+
+        try await app.test { client in
+            let (stolen, _) = try await client.call(.post, "/v1/offers/\(offer)/accept", token: malloryToken)
+            let (peek, body) = try await client.call(.get, "/v1/orders/\(order.id)", token: malloryToken)
+            let (_, restaurants) = try await client.call(.get, "/v1/restaurants", token: outsiderToken)
+            let (outsideRun, _) = try await client.call(
+                .post, "/v1/runs", token: outsiderToken,
+                body: ["restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
+                       "destinationId": MatchingTestApp.porthania.placeId.uuidString])
+            let (badCapacity, problem) = try await client.call(
+                .post, "/v1/runs", token: malloryToken,
+                body: ["restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
+                       "destinationId": MatchingTestApp.porthania.placeId.uuidString, "capacity": 9])
+
+            #expect(stolen == .notFound)
+            #expect(peek == .notFound && body["items"] == nil)
+            #expect((restaurants["restaurants"] as? [Any])?.isEmpty == true)
+            #expect(outsideRun == .notFound)
+            #expect(badCapacity == .badRequest && problem["field"] as? String == "capacity")
+        }
+    }
+
+    @Test func bothSidesCompleteTheDelivery() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, olli) = (Caller.student("Aino"), Caller.student("Olli"))
+        _ = try await app.repository.openRun(
+            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
+        _ = try await app.repository.placeOrder(
+            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
+
+        let half = try await app.repository.completeMatch(id: match.id, caller: olli)
+        let whole = try await app.repository.completeMatch(id: match.id, caller: aino)
+        let cancelAfter = await #expect(throws: MatchingError.self) {
+            try await app.repository.cancelMatch(id: match.id, caller: olli)
+        }
+
+        #expect(half.status == .active && half.ordererCompleted && !half.delivererCompleted)
+        #expect(whole.status == .completed)
+        #expect(cancelAfter != nil)
+        #expect(try await app.events().last?.type == "match.completed")
+    }
+
+    @Test func aDelivererWhoCancelsPutsTheOrderBackToDispatch() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
+        _ = try await app.repository.openRun(
+            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
+        let order = try await app.repository.placeOrder(
+            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
+
+        _ = try await app.repository.cancelMatch(id: match.id, caller: aino)
+        let waiting = try await app.repository.order(id: order.id, caller: olli)
+        _ = try await app.repository.openRun(
+            id: nil, caller: eero, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.metsatalo.placeId, capacity: 1, minutes: 30)
+        let reoffered = try await app.repository.order(id: order.id, caller: olli)
+
+        #expect(waiting.status == .waiting)
+        #expect(reoffered.status == .offered)
+        #expect(try await app.pendingOffer(for: eero) != nil)
+        let cancelled = try #require(try await app.events().first { $0.type == "match.cancelled" })
+        #expect(cancelled.payload["cancelledBy"] as? String == "deliverer")
+    }
+}
+
+/// Runs the services until `condition` holds, then shuts them down.
+func runBriefly(_ services: [any Service], until condition: () async throws -> Bool) async throws {
+    let group = ServiceGroup(services: services, logger: TestEnvironment.logger)
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        _ = try await condition()
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+    }
+}
+
+extension MatchingTestApp {
+    /// The id of the deliverer's pending offer, if any.
+    func pendingOffer(for deliverer: Caller) async throws -> UUID? {
+        try await database.pool.query(
+            "SELECT id FROM offers WHERE deliverer_id = \(deliverer.userId) AND status = 'pending'"
+        ).first?.decode("id")
+    }
+}
