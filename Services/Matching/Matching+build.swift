@@ -12,10 +12,7 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     let settings = try DeliverySettings(configuration)
     let database = try PostgresPool(
         url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: "matching", logger: logger)
-    try await PostgresMigrator(
-        directories: [PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
-        logger: logger
-    ).migrate(database)
+    try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(database)
 
     let brokerStatus = BrokerStatus()
     let relay = OutboxRelay(
@@ -44,6 +41,10 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     app.addServices(database, relay, consumer, scheduler)
     return app
 }
+
+let migrationDirectories = [
+    PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!,
+]
 
 extension DeliverySettings {
     init(_ configuration: ServiceConfiguration) throws {

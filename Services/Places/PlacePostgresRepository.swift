@@ -17,28 +17,29 @@ struct PlacePostgresRepository: Sendable {
     /// Places whose name or address matches `text` as typed (prefixes, a typo, any accents or case), best match
     /// first with nearer places ahead among similar matches.
     func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
-        let likeText = PlaceQuery.likeEscaped(text)
-        return try await database.transaction { connection in
+        try await database.transaction { connection in
             // NB: the default 0.6 misses one-letter typos in short names ("porthnia" scores 0.58 against "porthania").
             try connection.execute(script: "SET LOCAL pg_trgm.word_similarity_threshold = 0.45")
+            // The query is normalised first so that the planner sees constants it can match to the indexes.
+            let query: String = try connection.query("SELECT lower(unaccent(\(text))) AS q").first!.decode("q")
+            let prefix = PlaceQuery.likeEscaped(query) + "%"
+            // Trigram matching needs three characters; shorter text matches name prefixes only.
+            let matches: SQL =
+                query.count >= 3
+                ? "(\(query) <% p.search_text OR p.name_key LIKE \(prefix) OR p.search_text LIKE \("%" + prefix))"
+                : "p.name_key LIKE \(prefix)"
             let rows = try connection.query(
                 """
-                WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point),
-                candidates AS (
-                    SELECT p.*, lower(unaccent(\(text))) AS query
-                    FROM places p
-                    WHERE p.retired_at IS NULL AND p.campus = \(campus) AND (\(kind?.rawValue)::text IS NULL OR p.kind = \(kind?.rawValue))
-                      AND (lower(unaccent(\(text))) <% p.search_text
-                           OR p.name_key LIKE lower(unaccent(\(likeText))) || '%'
-                           OR p.search_text LIKE '%' || lower(unaccent(\(likeText))) || '%')
-                )
-                SELECT \(Self.placeColumns), ST_Distance(c.location, here.point) AS distance,
-                    word_similarity(c.query, c.search_text)
-                        + CASE WHEN c.name_key LIKE lower(unaccent(\(likeText))) || '%' THEN 0.5 ELSE 0 END
-                        + CASE WHEN c.name_key = c.query THEN 0.25 ELSE 0 END
-                        - least(ST_Distance(c.location, here.point) / 10000.0, 0.3) AS score
-                FROM candidates c, here
-                ORDER BY score DESC, distance, c.name
+                WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
+                SELECT \(Self.placeColumns), ST_Distance(p.location, here.point) AS distance,
+                    word_similarity(\(query), p.search_text)
+                        + CASE WHEN p.name_key LIKE \(prefix) THEN 0.5 ELSE 0 END
+                        + CASE WHEN p.name_key = \(query) THEN 0.25 ELSE 0 END
+                        - least(ST_Distance(p.location, here.point) / 10000.0, 0.3) AS score
+                FROM places p, here
+                WHERE p.retired_at IS NULL AND p.campus = \(campus) AND (\(kind?.rawValue)::text IS NULL OR p.kind = \(kind?.rawValue))
+                  AND \(matches)
+                ORDER BY score DESC, distance, p.name
                 LIMIT \(limit)
                 """)
             return try rows.map { try Place(row: $0) }

@@ -36,6 +36,9 @@ public struct Topology: Sendable {
                     OfferMade.type, OfferDeclined.type, OfferExpired.type, MatchAccepted.type, MatchCancelled.type,
                     MatchCompleted.type, OrderExpired.type, RunClosed.type,
                 ]),
+            QueueDefinition(
+                consumer: "notifications", producer: "chat",
+                types: [MessageSent.type, ConversationOpened.type, ConversationClosed.type]),
         ])
 }
 

@@ -1,0 +1,208 @@
+import Contracts
+import Foundation
+import Logging
+import Postgres
+
+/// `matching simulate [--deliverers 300] [--orders 3000] [--seconds 120]`: a campus day compressed into
+/// `seconds`, on the bundled Helsinki places, against a fresh database. Deliverers check in at popular
+/// restaurants heading to campus buildings and answer offers after a human-like delay (most accept); orderers
+/// order throughout. Reports the share of orders matched, the time from order to accept, and the deliverers'
+/// extra walk. Needs `BENCH_POSTGRES_URL` (or the test command's `TEST_POSTGRES_URL`): a role that can create
+/// databases.
+struct DeliverySimulation {
+    var deliverers = 300
+    var orders = 3000
+    var seconds = 120.0
+    var placesFile = "data/helsinki-centre-places.geojson"
+    let adminURL: String
+    let logger: Logger
+
+    init(arguments: [String], logger: Logger) {
+        self.logger = logger
+        let environment = ProcessInfo.processInfo.environment
+        adminURL = environment["BENCH_POSTGRES_URL"] ?? environment["TEST_POSTGRES_URL"]
+            ?? "postgres://tarrare_admin@127.0.0.1:5432/postgres"
+        func value(_ flag: String) -> String? {
+            arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        }
+        deliverers = value("--deliverers").flatMap(Int.init) ?? deliverers
+        orders = value("--orders").flatMap(Int.init) ?? orders
+        seconds = value("--seconds").flatMap(Double.init) ?? seconds
+        placesFile = value("--places") ?? placesFile
+    }
+
+    func run() async throws {
+        let database = try await freshDatabase()
+        let (restaurants, buildings) = try await loadPlaces(into: database)
+        // A day's custom gathers at a few places: the twenty restaurants nearest the campus centre.
+        let popular = Array(restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
+        let campusBuildings = Array(buildings.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(25))
+        var settings = DeliverySettings()
+        settings.offerWindow = 5
+        settings.orderLifetime = seconds / 4
+        settings.schedulerInterval = 0.1
+        let repository = DeliveryPostgresRepository(database: database, settings: settings)
+        print("simulating \(deliverers) deliverers and \(orders) orders over \(Int(seconds)) s at \(popular.count) restaurants")
+
+        let start = Date()
+        let scheduler = Task { () -> Void in
+            while !Task.isCancelled {
+                _ = try? await repository.workDueTimers()
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let answering = Task {
+            try await answerOffers(repository, database: database, until: start.addingTimeInterval(seconds + 10))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 0..<deliverers {
+                    try await sleep(until: start.addingTimeInterval(seconds * 0.5 * Double(index) / Double(deliverers)))
+                    var generator = SystemRandomNumberGenerator()
+                    _ = try await repository.openRun(
+                        id: nil, caller: Caller(userId: UUID(), campus: "helsinki.fi", name: "Deliverer \(index)"),
+                        restaurantId: popular.randomElement(using: &generator)!.id,
+                        destinationId: campusBuildings.randomElement(using: &generator)!.id,
+                        capacity: Int.random(in: 1...3, using: &generator), minutes: Int(seconds / 60) + 2)
+                }
+            }
+            group.addTask {
+                for index in 0..<orders {
+                    try await sleep(until: start.addingTimeInterval(seconds * Double(index) / Double(orders)))
+                    var generator = SystemRandomNumberGenerator()
+                    _ = try await repository.placeOrder(
+                        id: nil, caller: Caller(userId: UUID(), campus: "helsinki.fi", name: "Orderer \(index)"),
+                        restaurantId: popular.randomElement(using: &generator)!.id,
+                        destinationId: campusBuildings.randomElement(using: &generator)!.id, items: "Lunch", runId: nil)
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await answering.value
+        scheduler.cancel()
+        try await report(database)
+        try await database.close()
+    }
+
+    /// Deliverers look at their offers every 100 ms and answer each after 0.3 to 4 s: 85 % accept, and deliver
+    /// 5 to 15 s later.
+    private func answerOffers(_ repository: DeliveryPostgresRepository, database: PostgresPool, until end: Date) async throws {
+        var answered = Set<UUID>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            while Date() < end {
+                let pending = try await database.query("SELECT id, deliverer_id FROM offers WHERE status = 'pending'")
+                for row in pending {
+                    let offerId: UUID = try row.decode("id")
+                    guard answered.insert(offerId).inserted else { continue }
+                    let deliverer = Caller(userId: try row.decode("deliverer_id"), campus: "helsinki.fi", name: "")
+                    group.addTask {
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 300...4000)))
+                        if Double.random(in: 0..<1) < 0.85 {
+                            guard let match = try? await repository.accept(offerId: offerId, caller: deliverer) else { return }
+                            // The walk and the hand-over; then both confirm, which frees the seat.
+                            try await Task.sleep(for: .milliseconds(Int.random(in: 5000...15000)))
+                            let orderer = Caller(userId: match.ordererId, campus: "helsinki.fi", name: "")
+                            _ = try? await repository.completeMatch(id: match.id, caller: deliverer)
+                            _ = try? await repository.completeMatch(id: match.id, caller: orderer)
+                        } else {
+                            _ = try? await repository.decline(offerId: offerId, caller: deliverer)
+                        }
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    private func report(_ database: PostgresPool) async throws {
+        let row = try await database.query(
+            """
+            WITH accepted AS (
+                SELECT DISTINCT ON (m.order_id) m.order_id,
+                    extract(epoch FROM m.created_at - o.created_at) AS wait,
+                    distance_meters(rd.latitude, rd.longitude, od.latitude, od.longitude) AS walk
+                FROM matches m JOIN orders o ON o.id = m.order_id JOIN runs r ON r.id = m.run_id
+                JOIN places rd ON rd.id = r.destination_id JOIN places od ON od.id = o.destination_id
+                ORDER BY m.order_id, m.created_at
+            )
+            SELECT (SELECT count(*) FROM orders) AS orders, count(*) AS matched,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY wait) AS p50,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY wait) AS p99,
+                avg(walk) AS walk,
+                (SELECT count(*) FROM offers) AS offers,
+                (SELECT count(*) FROM offers WHERE status = 'declined') AS declined,
+                (SELECT count(*) FROM offers WHERE status = 'expired') AS expired
+            FROM accepted
+            """
+        ).first!
+        let orders: Int = try row.decode("orders")
+        let matched: Int = try row.decode("matched")
+        print("orders \(orders), matched \(matched) (\(String(format: "%.1f", 100 * Double(matched) / Double(max(1, orders)))) %)")
+        print(
+            "order to accept: median \(String(format: "%.2f", try row.decode("p50", as: Double?.self) ?? 0)) s, "
+                + "p99 \(String(format: "%.2f", try row.decode("p99", as: Double?.self) ?? 0)) s")
+        print("extra walk of the deliverer: average \(String(format: "%.0f", try row.decode("walk", as: Double?.self) ?? 0)) m")
+        print(
+            "offers \(try row.decode("offers", as: Int.self)), declined \(try row.decode("declined", as: Int.self)), "
+                + "expired \(try row.decode("expired", as: Int.self))")
+    }
+
+    private var campusCenter: SimulatedPlace { SimulatedPlace(id: UUID(), latitude: 60.1712, longitude: 24.9497) }
+
+    /// The bundled places into the read model, as places' events would bring them.
+    private func loadPlaces(into database: PostgresPool) async throws -> ([SimulatedPlace], [SimulatedPlace]) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: placesFile))
+        let features = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["features"] as? [[String: Any]] ?? []
+        var restaurants: [SimulatedPlace] = []
+        var buildings: [SimulatedPlace] = []
+        let snapshots: [PlaceSnapshot] = features.compactMap { feature in
+            guard let properties = feature["properties"] as? [String: Any], let name = properties["name"] as? String,
+                let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double], coordinates.count == 2
+            else { return nil }
+            let kind = properties["amenity"] is String && properties["building"] == nil ? "restaurant" : "building"
+            let place = SimulatedPlace(id: UUID(), latitude: coordinates[1], longitude: coordinates[0])
+            if kind == "restaurant" { restaurants.append(place) } else { buildings.append(place) }
+            return PlaceSnapshot(
+                placeId: place.id, campus: "helsinki.fi", name: name, kind: kind, subtype: nil, latitude: place.latitude,
+                longitude: place.longitude)
+        }
+        try await database.transaction { connection in
+            for snapshot in snapshots {
+                try DeliveryPostgresRepository.applyPlace(snapshot, version: 1, isRetired: false, on: connection)
+            }
+        }
+        return (restaurants, buildings)
+    }
+
+    private func freshDatabase() async throws -> PostgresPool {
+        let name = "simulation_matching"
+        let admin = try PostgresConnection(url: adminURL, applicationName: "matching-simulation")
+        try admin.execute(script: "DROP DATABASE IF EXISTS \(name)")
+        try admin.execute(script: "CREATE DATABASE \(name)")
+        var components = URLComponents(string: adminURL)!
+        components.path = "/\(name)"
+        let pool = try PostgresPool(url: components.string!, size: 16, applicationName: "matching-simulation", logger: logger)
+        try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(pool)
+        return pool
+    }
+
+    private func sleep(until date: Date) async throws {
+        let interval = date.timeIntervalSinceNow
+        if interval > 0 { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
+    }
+}
+
+/// A place of the simulation.
+struct SimulatedPlace: Sendable {
+    var id: UUID
+    var latitude: Double
+    var longitude: Double
+
+    /// Meters, by the equirectangular approximation (good enough across a campus).
+    func distance(to other: SimulatedPlace) -> Double {
+        let x = (other.longitude - longitude) * .pi / 180 * cos((latitude + other.latitude) / 2 * .pi / 180)
+        let y = (other.latitude - latitude) * .pi / 180
+        return (x * x + y * y).squareRoot() * 6_371_000
+    }
+}
