@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "accounts", targets: ["Accounts"]),
         .executable(name: "places", targets: ["Places"]),
         .executable(name: "matching", targets: ["Matching"]),
+        .executable(name: "chat", targets: ["Chat"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -67,6 +68,11 @@ let package = Package(
             dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .serviceLifecycle],
             path: "Services/Matching", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
+        .executableTarget(
+            name: "Chat",
+            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
+            path: "Services/Chat", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+
         // MARK: Tests
         .target(
             name: "TestSupport", dependencies: ["Postgres", "Messaging", "ServiceKit", .logging],
@@ -101,6 +107,14 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/MatchingTests"),
+        .testTarget(
+            name: "ChatTests",
+            dependencies: [
+                "Chat", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts", .serviceLifecycle,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/ChatTests"),
     ]
 )
 

@@ -1,0 +1,187 @@
+@testable import Chat
+import Contracts
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import Messaging
+import Postgres
+import ServiceKit
+import ServiceLifecycle
+import Testing
+import TestSupport
+
+/// The real chat application on a fresh database and vhost.
+struct ChatTestApp {
+    let database: TestDatabase
+    let broker: TestBroker
+    let privateKey: EdDSA.PrivateKey
+    let configuration: ServiceConfiguration
+
+    static func make() async throws -> ChatTestApp {
+        let database = try await TestDatabase.make(
+            migrations: [
+                PostgresMigrator.messagingDirectory,
+                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Services/Chat/Migrations"),
+            ])
+        let privateKey = try EdDSA.PrivateKey()
+        let broker = try await TestBroker.make()
+        let configuration = try ServiceConfiguration(
+            service: "chat", defaultPort: 0,
+            environment: [
+                "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "2",
+                "JWT_PUBLIC_KEY": privateKey.publicKey.pemRepresentation, "LOG_LEVEL": "warning",
+            ])
+        return ChatTestApp(database: database, broker: broker, privateKey: privateKey, configuration: configuration)
+    }
+
+    func token(_ userId: UUID, name: String) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: privateKey)
+        return try await keys.sign(
+            AccessTokenClaims(
+                userId: userId, campus: "helsinki.fi", name: name, issuer: "tarrare-accounts", audience: "tarrare",
+                issuedAt: Date(), lifetime: 900))
+    }
+
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = try await buildApplication(configuration, logger: TestEnvironment.logger)
+        try await app.test(.router, body)
+        try? await broker.delete()
+    }
+
+    /// Applies a match event as the consumer would.
+    func apply(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+        try await database.pool.transaction { try body($0) }
+    }
+}
+
+extension MatchParties {
+    static func between(orderer: UUID, deliverer: UUID) -> MatchParties {
+        MatchParties(
+            matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer, ordererName: "Olli",
+            delivererId: deliverer, delivererName: "Eero", restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
+            destination: PlaceReference(placeId: UUID(), name: "Porthania"))
+    }
+}
+
+extension TestClientProtocol {
+    func call(_ method: HTTPRequest.Method, _ path: String, token: String, body: [String: Any]? = nil) async throws
+        -> (HTTPResponse.Status, [String: Any])
+    {
+        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+        var buffer: ByteBuffer?
+        if let body {
+            headers[.contentType] = "application/json"
+            buffer = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))
+        }
+        return try await execute(uri: path, method: method, headers: headers, body: buffer) { response in
+            (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any] ?? [:])
+        }
+    }
+}
+
+@Suite struct ChatTests {
+    @Test func membersChatWithUnreadCountsAndHistoryByCursor() async throws {
+        let app = try await ChatTestApp.make()
+        let (olli, eero) = (UUID(), UUID())
+        let match = MatchParties.between(orderer: olli, deliverer: eero)
+        try await app.apply { try ConversationPostgresRepository.open(match, version: 1, on: $0) }
+        let (olliToken, eeroToken) = (try await app.token(olli, name: "Olli"), try await app.token(eero, name: "Eero"))
+        let path = "/v1/conversations/\(match.matchId)"
+
+        try await app.test { client in
+            var sent: [String] = []
+            for index in 1...5 {
+                let id = UUID().uuidString
+                let (status, _) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": id, "text": "Hei \(index) 👋"])
+                #expect(status == .created)
+                sent.append(id)
+            }
+            let (retry, again) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": sent[0], "text": "Hei 1 👋"])
+            #expect(retry == .ok && again["text"] as? String == "Hei 1 👋")
+
+            let (_, list) = try await client.call(.get, "/v1/conversations", token: eeroToken)
+            let conversation = try #require((list["conversations"] as? [[String: Any]])?.first)
+            #expect(conversation["unreadCount"] as? Int == 5)
+            #expect((conversation["otherMember"] as? [String: Any])?["name"] as? String == "Olli")
+            #expect((conversation["lastMessage"] as? [String: Any])?["text"] as? String == "Hei 5 👋")
+
+            let (_, firstPage) = try await client.call(.get, "\(path)/messages?limit=3", token: eeroToken)
+            let newest = (firstPage["messages"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(newest == [sent[4], sent[3], sent[2]])
+            let cursor = try #require(firstPage["next"] as? String)
+            let (_, secondPage) = try await client.call(.get, "\(path)/messages?limit=3&before=\(cursor)", token: eeroToken)
+            #expect((secondPage["messages"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [sent[1], sent[0]])
+            #expect(secondPage["next"] == nil)
+
+            let (read, _) = try await client.call(.post, "\(path)/read", token: eeroToken, body: ["messageId": sent[3]])
+            #expect(read == .noContent)
+            let (_, after) = try await client.call(.get, "/v1/conversations", token: eeroToken)
+            #expect((after["conversations"] as? [[String: Any]])?.first?["unreadCount"] as? Int == 1)
+        }
+        let events = try await app.database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type", as: String.self) }
+        #expect(events == ["conversation.opened"] + Array(repeating: "message.sent", count: 5))
+    }
+
+    @Test func aStrangerCannotReadOrWriteAndAClosedChatIsReadOnly() async throws {
+        let app = try await ChatTestApp.make()
+        let (olli, eero, mallory) = (UUID(), UUID(), UUID())
+        let match = MatchParties.between(orderer: olli, deliverer: eero)
+        try await app.apply { try ConversationPostgresRepository.open(match, version: 1, on: $0) }
+        let path = "/v1/conversations/\(match.matchId)"
+        let (olliToken, malloryToken) = (try await app.token(olli, name: "Olli"), try await app.token(mallory, name: "Mallory"))
+
+        try await app.test { client in
+            _ = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "secret"])
+            let (peek, body) = try await client.call(.get, "\(path)/messages", token: malloryToken)
+            let (write, _) = try await client.call(.post, "\(path)/messages", token: malloryToken, body: ["id": UUID().uuidString, "text": "hi"])
+            let (_, list) = try await client.call(.get, "/v1/conversations", token: malloryToken)
+            #expect(peek == .notFound && body["messages"] == nil)
+            #expect(write == .notFound)
+            #expect((list["conversations"] as? [Any])?.isEmpty == true)
+
+            let (tooLong, problem) = try await client.call(
+                .post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": String(repeating: "x", count: 2001)])
+            #expect(tooLong == .badRequest && problem["field"] as? String == "text")
+
+            try await app.apply { try ConversationPostgresRepository.close(match, version: 3, on: $0) }
+            let (closed, _) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "late"])
+            let (_, afterClose) = try await client.call(.get, "/v1/conversations", token: olliToken)
+            let (history, _) = try await client.call(.get, "\(path)/messages", token: olliToken)
+            #expect(closed == .conflict)
+            #expect((afterClose["conversations"] as? [Any])?.isEmpty == true)
+            #expect(history == .ok)
+        }
+    }
+
+    @Test func aMatchAcceptedInMatchingOpensTheChatOverTheBroker() async throws {
+        let app = try await ChatTestApp.make()
+        let matching = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
+        let match = MatchParties.between(orderer: UUID(), deliverer: UUID())
+        try await matching.pool.transaction { connection in
+            try Outbox.append(MatchAccepted(match: match, version: 1), on: connection)
+            try Outbox.append(MatchAccepted(match: match, version: 1), on: connection)
+        }
+        let relay = OutboxRelay(
+            service: "matching", topology: .tarrare, postgresURL: matching.url, amqpURL: app.broker.url,
+            status: BrokerStatus(), logger: TestEnvironment.logger)
+        let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
+        let relaying = Task { try await group.run() }
+        let olliToken = try await app.token(match.ordererId, name: "Olli")
+
+        try await app.test { client in
+            let opened = try await eventually {
+                let (_, list) = try await client.call(.get, "/v1/conversations", token: olliToken)
+                return (list["conversations"] as? [Any])?.count == 1
+            }
+            #expect(opened)
+        }
+        await group.triggerGracefulShutdown()
+        try await relaying.value
+        let opened = try await app.database.pool.query("SELECT count(*) AS n FROM outbox WHERE type = 'conversation.opened'")
+            .first?.decode("n", as: Int.self)
+        #expect(opened == 1)
+    }
+}
