@@ -9,9 +9,11 @@ let package = Package(
         .executable(name: "places", targets: ["Places"]),
         .executable(name: "matching", targets: ["Matching"]),
         .executable(name: "chat", targets: ["Chat"]),
+        .executable(name: "notifications", targets: ["Notifications"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -73,6 +75,14 @@ let package = Package(
             dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
             path: "Services/Chat", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
+        .executableTarget(
+            name: "Notifications",
+            dependencies: [
+                "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .serviceLifecycle, .nioConcurrency,
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            path: "Services/Notifications", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+
         // MARK: Tests
         .target(
             name: "TestSupport", dependencies: ["Postgres", "Messaging", "ServiceKit", .logging],
@@ -115,6 +125,15 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/ChatTests"),
+        .testTarget(
+            name: "NotificationsTests",
+            dependencies: [
+                "Notifications", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts", .serviceLifecycle,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/NotificationsTests"),
     ]
 )
 

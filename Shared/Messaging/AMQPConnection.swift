@@ -104,8 +104,8 @@ final class AMQPConnection {
         nextPublishTag = 1
     }
 
-    /// Publishes one persistent message with `mandatory` set; returns its confirm tag.
-    func publish(_ message: OutgoingMessage) throws -> UInt64 {
+    /// Publishes one persistent message, by default with `mandatory` set; returns its confirm tag.
+    func publish(_ message: OutgoingMessage, mandatory: Bool = true) throws -> UInt64 {
         var properties = amqp_basic_properties_t()
         properties._flags =
             amqp_flags_t(AMQP_BASIC_CONTENT_TYPE_FLAG) | amqp_flags_t(AMQP_BASIC_DELIVERY_MODE_FLAG)
@@ -124,7 +124,7 @@ final class AMQPConnection {
             return message.body.withUnsafeBytes { body in
                 let bytes = amqp_bytes_t(len: body.count, bytes: UnsafeMutableRawPointer(mutating: body.baseAddress))
                 return amqp_basic_publish(
-                    state, channel, strings.bytes(message.exchange), strings.bytes(message.routingKey), 1, 0,
+                    state, channel, strings.bytes(message.exchange), strings.bytes(message.routingKey), mandatory ? 1 : 0, 0,
                     &properties, bytes)
             }
         }

@@ -10,11 +10,22 @@ public enum Outbox {
         throws
     {
         let type = type(of: event)
+        try append(
+            json: try JSONText(event), type: type.type, schemaVersion: type.schemaVersion, aggregateId: event.aggregateId,
+            version: event.version, traceparent: traceparent, on: connection)
+    }
+
+    /// Appends a message whose JSON is already made, optionally for another exchange and routing key than the
+    /// service's own exchange and the type (live notifications to one user).
+    public static func append(
+        json: JSONText, type: String, schemaVersion: Int = 1, aggregateId: UUID, version: Int64,
+        exchange: String? = nil, routingKey: String? = nil, traceparent: String? = nil, on connection: PostgresConnection
+    ) throws {
         try connection.query(
             """
-            INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent)
-            VALUES (\(UUID()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version),
-                    \(try JSONText(event))::jsonb, \(traceparent))
+            INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)
+            VALUES (\(UUID()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
+                \(exchange), \(routingKey))
             """)
         try connection.query("SELECT pg_notify(\(channel), '')")
     }

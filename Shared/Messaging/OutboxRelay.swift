@@ -75,20 +75,24 @@ public struct OutboxRelay: Service {
     private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection) throws -> Int {
         let rows = try database.query(
             """
-            SELECT id, type, schema_version, payload::text AS payload, traceparent, created_at
+            SELECT id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange, routing_key
             FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT \(batchSize)
             """)
         guard !rows.isEmpty else { return 0 }
         var ids: [String] = []
+        var ephemeral = Set<String>()
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         for row in rows {
             let id = try row.decode("id", as: UUID.self)
             let type = try row.decode("type", as: String.self)
             let schemaVersion = try row.decode("schema_version", as: Int.self)
+            let exchange: String? = try row.decode("exchange")
+            if exchange != nil { ephemeral.insert(id.uuidString.lowercased()) }
             lastTag = try broker.publish(
                 OutgoingMessage(
-                    exchange: Topology.exchange(of: service), routingKey: type, messageId: id.uuidString.lowercased(),
+                    exchange: exchange ?? Topology.exchange(of: service), routingKey: try row.decode("routing_key") ?? type,
+                    messageId: id.uuidString.lowercased(),
                     type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
                     traceparent: try row.decode("traceparent"), body: Data(try row.decode("payload", as: String.self).utf8)))
             firstTag = firstTag ?? lastTag
@@ -99,7 +103,8 @@ public struct OutboxRelay: Service {
             // NB: rows stay unsent and go again in order; consumers drop the copies that did arrive.
             throw AMQPError("the broker refused \(nacked.count) of \(rows.count) messages")
         }
-        for messageId in returned {
+        // NB: a live message nobody listens to (the user has no open socket) is expected; an event is not.
+        for messageId in returned where !ephemeral.contains(messageId) {
             logger.warning("event had no queue bound to its type", metadata: ["messageId": "\(messageId)"])
         }
         try database.query("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")

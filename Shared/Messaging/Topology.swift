@@ -17,12 +17,16 @@ public struct Topology: Sendable {
         queues.filter { $0.consumer == consumer }
     }
 
+    /// Where notifications sends each user's feed entries live, routing key `user.<id>`: every notifications
+    /// replica binds its own exclusive queue to the users whose sockets it holds.
+    public static let liveExchange = "notifications.live"
+
     /// The exchange a producing service publishes to.
     public static func exchange(of service: String) -> String { "\(service).events" }
 
     /// Tarrare's topology. A consumer handles exactly the types bound here.
     public static let tarrare = Topology(
-        exchanges: ["accounts", "places", "matching", "chat", "notifications"].map(exchange(of:)),
+        exchanges: ["accounts", "places", "matching", "chat", "notifications"].map(exchange(of:)) + [liveExchange],
         queues: [
             QueueDefinition(consumer: "matching", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
             QueueDefinition(consumer: "matching", producer: "places", types: [PlaceUpserted.type, PlaceRetired.type]),

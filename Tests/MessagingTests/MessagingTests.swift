@@ -84,7 +84,7 @@ struct MessagingFixture {
     }
 }
 
-@Suite(.serialized) struct MessagingTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct MessagingTests {
     @Test func anEventWrittenToTheOutboxReachesTheConsumerExactlyOnce() async throws {
         let fixture = try await MessagingFixture.make()
         let events = (1...50).map { ThingHappened(thingId: UUID(), sequence: $0) }

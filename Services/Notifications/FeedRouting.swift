@@ -1,0 +1,57 @@
+import Contracts
+import Foundation
+
+/// Who hears of each event, without I/O: only the users it concerns.
+enum FeedRouting {
+    static func recipients(of event: any Event) -> [UUID] {
+        switch event {
+        case let event as OfferMade: [event.delivererId]
+        case let event as OfferDeclined: [event.offer.delivererId]
+        case let event as OfferExpired: [event.offer.delivererId]
+        case let event as MatchAccepted: [event.match.ordererId, event.match.delivererId]
+        case let event as MatchCancelled: [event.match.ordererId, event.match.delivererId]
+        case let event as MatchCompleted: [event.match.ordererId, event.match.delivererId]
+        case let event as OrderExpired: [event.ordererId]
+        case let event as RunClosed: [event.delivererId]
+        case let event as MessageSent: [event.recipientId]
+        case let event as ConversationOpened: event.memberIds
+        case let event as ConversationClosed: event.memberIds
+        default: []
+        }
+    }
+
+    /// The routing key of a user's live messages.
+    static func liveKey(_ userId: UUID) -> String {
+        "user.\(userId.uuidString.lowercased())"
+    }
+}
+
+/// One entry of a user's feed, as its JSON frame: `{"seq": 42, "type": "offer.made", "at": "...", "data": {...}}`.
+struct FeedEntry: Sendable, Equatable {
+    var seq: Int64
+    var frame: String
+
+    static func frame(seq: Int64, type: String, at: Date, dataJSON: String) -> String {
+        let time = at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        return #"{"seq":\#(seq),"type":"\#(type)","at":"\#(time)","data":\#(dataJSON)}"#
+    }
+}
+
+/// The rules of the stream's requests, without I/O.
+enum FeedRules {
+    static func after(_ raw: String?) throws(NotificationError) -> Int64 {
+        guard let raw else { return 0 }
+        guard let after = Int64(raw), after >= 0 else {
+            throw .invalid(field: "after", "after is the last seq the client has, 0 or more.")
+        }
+        return after
+    }
+
+    static func limit(_ raw: String?) throws(NotificationError) -> Int {
+        guard let raw else { return 100 }
+        guard let limit = Int(raw), (1...500).contains(limit) else {
+            throw .invalid(field: "limit", "limit is a whole number from 1 to 500.")
+        }
+        return limit
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceKit
+
+/// The caller's feed: live over one WebSocket (`/v1/stream?after=`), or by polling (`/v1/notifications`), and
+/// the devices to push to when no socket is open.
+struct StreamController: Sendable {
+    let repository: FeedPostgresRepository
+    let hub: StreamHub
+    let verifier: AccessTokenVerifier
+
+    func addRoutes(to router: Router<ServiceRequestContext>) {
+        let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
+        group.get("/v1/notifications", use: poll)
+        // Reached when the upgrade was refused or not asked for: a bad token has already answered 401 here.
+        group.get("/v1/stream") { _, _ -> Response in
+            throw Problem(.upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.", headers: [.upgrade: "websocket"])
+        }
+        group.post("/v1/devices", use: registerDevice)
+    }
+
+    func addStream(to router: Router<StreamRequestContext>) {
+        router.ws("/v1/stream") { request, _ in
+            // NB: the token is checked before the upgrade: without a valid one the request goes on as plain HTTP to
+            // the route above, which answers 401.
+            guard let token = request.bearerToken, (try? await verifier.verify(token)) != nil,
+                (try? FeedRules.after(request.uri.queryParameters.get("after"))) != nil
+            else { return .dontUpgrade }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            guard let token = context.request.bearerToken, let identity = try? await verifier.verify(token) else { return }
+            let after = (try? FeedRules.after(context.request.uri.queryParameters.get("after"))) ?? 0
+            try await stream(identity.userId, after: after, inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+    }
+
+    /// Replays what the user missed after `after`, then sends live entries in order.
+    private func stream(
+        _ userId: UUID, after: Int64, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger
+    ) async throws {
+        let session = await hub.open(userId: userId)
+        defer { hub.close(userId: userId, session: session.id) }
+        let cursor = StreamCursor(userId: userId, lastSent: after, repository: repository, outbound: outbound)
+        try await cursor.sendStored(through: nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for try await message in inbound.messages(maxSize: 16_384) {
+                    guard case .text(let text) = message else { continue }
+                    try await handleClientMessage(text, from: userId)
+                }
+            }
+            group.addTask {
+                for await frame in session.frames {
+                    try await cursor.receive(frame)
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// `{"type":"typing","conversationId":"…"}`: passed on to the other members, not stored.
+    private func handleClientMessage(_ text: String, from userId: UUID) async throws {
+        struct ClientMessage: Decodable {
+            var type: String
+            var conversationId: UUID?
+        }
+        guard let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(text.utf8)), message.type == "typing",
+            let conversationId = message.conversationId
+        else { return }
+        let expiresAt = Date().addingTimeInterval(5).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let hint = #"{"type":"typing","data":{"conversationId":"\#(conversationId.uuidString)","userId":"\#(userId.uuidString)","expiresAt":"\#(expiresAt)"}}"#
+        for member in try await repository.otherMembers(of: conversationId, besides: userId) {
+            hub.sendHint(to: member, body: Data(hint.utf8))
+        }
+    }
+
+    // MARK: HTTP
+
+    /// `GET /v1/notifications?after=&limit=`: the same feed for polling clients.
+    func poll(request: Request, context: ServiceRequestContext) async throws -> Response {
+        let identity = try context.requireIdentity()
+        let after = try FeedRules.after(request.uri.queryParameters.get("after"))
+        let limit = try FeedRules.limit(request.uri.queryParameters.get("limit"))
+        let entries = try await repository.entries(of: identity.userId, after: after, limit: limit + 1)
+        let page = entries.prefix(limit)
+        var body = #"{"entries":["# + page.map(\.frame).joined(separator: ",") + "]"
+        if entries.count > limit, let last = page.last { body += #","next":\#(last.seq)"# }
+        body += "}"
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    struct DeviceRequest: Decodable {
+        var token: String
+        var platform: String
+    }
+
+    struct DeviceResponse: ResponseEncodable {
+        var id: UUID
+    }
+
+    /// `POST /v1/devices {token, platform}`: where to push when the user has no socket open.
+    func registerDevice(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DeviceResponse> {
+        let identity = try context.requireIdentity()
+        let input = try await request.decodeJSON(as: DeviceRequest.self, context: context)
+        guard (1...4096).contains(input.token.count) else {
+            throw NotificationError.invalid(field: "token", "token is 1 to 4096 characters.")
+        }
+        guard ["ios", "android", "web"].contains(input.platform) else {
+            throw NotificationError.invalid(field: "platform", "platform is ios, android or web.")
+        }
+        let id = try await repository.registerDevice(userId: identity.userId, token: input.token, platform: input.platform)
+        return EditedResponse(status: .created, response: DeviceResponse(id: id))
+    }
+}
+
+/// Where one socket is in its user's feed: every seq is sent once and in order, a gap in the live messages is
+/// filled from the database, and a repeat is dropped. Used by one task at a time (replay, then live).
+final class StreamCursor: @unchecked Sendable {
+    let userId: UUID
+    private(set) var lastSent: Int64
+    let repository: FeedPostgresRepository
+    let outbound: WebSocketOutboundWriter
+
+    init(userId: UUID, lastSent: Int64, repository: FeedPostgresRepository, outbound: WebSocketOutboundWriter) {
+        self.userId = userId
+        self.lastSent = lastSent
+        self.repository = repository
+        self.outbound = outbound
+    }
+
+    /// Sends the stored entries after `lastSent`, up to `limit` when given.
+    func sendStored(through limit: Int64?) async throws {
+        while true {
+            let entries = try await repository.entries(of: userId, after: lastSent, limit: 200)
+            for entry in entries where limit.map({ entry.seq <= $0 }) ?? true {
+                try await outbound.write(.text(entry.frame))
+                lastSent = entry.seq
+            }
+            if entries.count < 200 || limit.map({ lastSent >= $0 }) == true { break }
+        }
+        try await repository.markDelivered(userId, through: lastSent)
+    }
+
+    /// A live message: a feed entry (with seq), or a hint that is passed on as it is.
+    func receive(_ frame: Data) async throws {
+        struct Seq: Decodable { var seq: Int64? }
+        guard let seq = (try? JSONDecoder().decode(Seq.self, from: frame))?.seq else {
+            try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
+            return
+        }
+        guard seq > lastSent else { return }
+        guard seq == lastSent + 1 else { return try await sendStored(through: seq) }
+        try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
+        lastSent = seq
+        try await repository.markDelivered(userId, through: seq)
+    }
+}
+
+/// The request context of the WebSocket upgrade.
+struct StreamRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+    }
+}

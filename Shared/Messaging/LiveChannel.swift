@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// One process's live link to an exchange: an exclusive, server-named queue bound to the routing keys the
+/// process currently wants (the users whose sockets it holds), and fire-and-forget publishing. Nothing here is
+/// durable: what must not be lost lives in the database, and this only makes it arrive at once.
+public final class LiveChannel: Service, Sendable {
+    public typealias Receiver = @Sendable (_ routingKey: String, _ body: Data) -> Void
+
+    private enum Command {
+        case bind(String, @Sendable () -> Void)
+        case unbind(String)
+        case publish(String, Data)
+    }
+
+    private let exchange: String
+    private let topology: Topology
+    private let amqpURL: String
+    private let status: BrokerStatus
+    private let logger: Logger
+    private let receiver: NIOLockedValueBox<Receiver?> = NIOLockedValueBox(nil)
+    private let commands = NIOLockedValueBox<[Command]>([])
+    /// How many sockets want each key; a key is bound while its count is above zero.
+    private let wanted = NIOLockedValueBox<[String: Int]>([:])
+
+    public init(exchange: String, topology: Topology, amqpURL: String, status: BrokerStatus, logger: Logger) {
+        self.exchange = exchange
+        self.topology = topology
+        self.amqpURL = amqpURL
+        self.status = status
+        self.logger = logger
+    }
+
+    /// Where received messages go; set once before the service runs.
+    public func onReceive(_ receiver: @escaping Receiver) {
+        self.receiver.withLockedValue { $0 = receiver }
+    }
+
+    /// Starts receiving `key`; returns once the binding is in place, so nothing published after it is missed.
+    public func bind(_ key: String) async {
+        let isFirst = wanted.withLockedValue { wanted -> Bool in
+            wanted[key, default: 0] += 1
+            return wanted[key] == 1
+        }
+        guard isFirst else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            commands.withLockedValue { $0.append(.bind(key, { continuation.resume() })) }
+        }
+    }
+
+    public func unbind(_ key: String) {
+        let isLast = wanted.withLockedValue { wanted -> Bool in
+            wanted[key, default: 0] -= 1
+            if wanted[key, default: 0] <= 0 {
+                wanted[key] = nil
+                return true
+            }
+            return false
+        }
+        if isLast { commands.withLockedValue { $0.append(.unbind(key)) } }
+    }
+
+    /// Publishes without confirms; lost if the broker is away, which suits what is only a hint (typing).
+    public func publish(routingKey: String, body: Data) {
+        commands.withLockedValue { $0.append(.publish(routingKey, body)) }
+    }
+
+    public func run() async throws {
+        status.set("live", connected: false)
+        try await BlockingLoop().run { loop in self.serve(loop) }
+    }
+
+    private func takeCommands() -> [Command] {
+        commands.withLockedValue { commands in
+            defer { commands.removeAll() }
+            return commands
+        }
+    }
+
+    private func serve(_ loop: BlockingLoop) {
+        var backoff = Backoff()
+        while !loop.isStopping {
+            do {
+                let broker = try AMQPConnection(url: amqpURL)
+                defer { broker.close() }
+                try broker.declare(topology)
+                let queue = try broker.declareExclusiveQueue()
+                // After a reconnect the new queue needs every key still wanted.
+                for key in wanted.withLockedValue({ Array($0.keys) }) {
+                    try broker.bindQueue(queue, exchange: exchange, routingKey: key)
+                }
+                try broker.setPrefetch(256)
+                try broker.consume(queue: queue, exclusive: true)
+                status.set("live", connected: true)
+                backoff.reset()
+                while !loop.isStopping {
+                    for command in takeCommands() {
+                        switch command {
+                        case .bind(let key, let done):
+                            try broker.bindQueue(queue, exchange: exchange, routingKey: key)
+                            done()
+                        case .unbind(let key):
+                            if wanted.withLockedValue({ $0[key] == nil }) {
+                                try broker.unbindQueue(queue, exchange: exchange, routingKey: key)
+                            }
+                        case .publish(let key, let body):
+                            _ = try broker.publish(
+                                OutgoingMessage(
+                                    exchange: exchange, routingKey: key, messageId: UUID().uuidString.lowercased(),
+                                    type: "live", timestamp: Date(), traceparent: nil, body: body), mandatory: false)
+                        }
+                    }
+                    guard let delivery = try broker.nextDelivery(timeout: 0.05) else { continue }
+                    receiver.withLockedValue { $0 }?(delivery.routingKey, delivery.body)
+                    try broker.ack(delivery.tag)
+                }
+            } catch {
+                status.set("live", connected: false)
+                // NB: the next connection binds every wanted key anyway, so pending binds are released now rather
+                // than left waiting, and pending hints are dropped.
+                for case .bind(_, let done) in takeCommands() { done() }
+                let delay = backoff.nextDelay()
+                logger.warning("live channel reconnecting", metadata: ["error": "\(error)", "delay": "\(delay)"])
+                _ = loop.sleep(seconds: delay)
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import Contracts
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import JWTKit
+import Logging
+import Messaging
+@testable import Notifications
+import NIOConcurrencyHelpers
+import Postgres
+import ServiceKit
+import ServiceLifecycle
+import Testing
+import TestSupport
+
+/// The real notifications application on a fresh database and vhost.
+struct NotificationsTestApp {
+    let database: TestDatabase
+    let broker: TestBroker
+    let privateKey: EdDSA.PrivateKey
+    let configuration: ServiceConfiguration
+
+    static func make(sharing other: NotificationsTestApp? = nil) async throws -> NotificationsTestApp {
+        let database: TestDatabase
+        if let other {
+            database = other.database
+        } else {
+            database = try await TestDatabase.make(
+                migrations: [
+                    PostgresMigrator.messagingDirectory,
+                    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                        .deletingLastPathComponent().appendingPathComponent("Services/Notifications/Migrations"),
+                ])
+        }
+        let privateKey = try other?.privateKey ?? EdDSA.PrivateKey()
+        var broker = other?.broker
+        if broker == nil { broker = try await TestBroker.make() }
+        let configuration = try ServiceConfiguration(
+            service: "notifications", defaultPort: 0,
+            environment: [
+                "POSTGRES_URL": database.url, "AMQP_URL": broker!.url, "POSTGRES_POOL_SIZE": "3",
+                "JWT_PUBLIC_KEY": privateKey.publicKey.pemRepresentation, "LOG_LEVEL": "warning",
+                "PUSH_GRACE_SECONDS": "0.5",
+            ])
+        return NotificationsTestApp(database: database, broker: broker!, privateKey: privateKey, configuration: configuration)
+    }
+
+    func token(_ userId: UUID) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: privateKey)
+        return try await keys.sign(
+            AccessTokenClaims(
+                userId: userId, campus: "helsinki.fi", name: "Test", issuer: "tarrare-accounts", audience: "tarrare",
+                issuedAt: Date(), lifetime: 900))
+    }
+
+    /// Runs the application on a real port.
+    func live(_ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void) async throws {
+        let app = try await buildApplication(configuration, logger: TestEnvironment.logger)
+        try await app.test(.live) { client in try await body(client.port!, client) }
+    }
+
+    /// Appends to a user's feed as the consumer does.
+    func append(to userId: UUID, type: String = "message.sent", text: String) async throws {
+        try await database.pool.transaction { connection in
+            try FeedPostgresRepository.append(to: userId, type: type, dataJSON: #"{"text":"\#(text)"}"#, on: connection)
+        }
+    }
+}
+
+/// A socket client that collects frames.
+enum StreamClient {
+    /// Connects to the stream and returns the first `count` frames, then waits `quiet` seconds to catch extras.
+    static func frames(
+        port: Int, token: String, after: Int64 = 0, count: Int, quiet: Double = 0.5, timeout: Double = 15,
+        whileOpen action: (@Sendable (WebSocketOutboundWriter) async throws -> Void)? = nil
+    ) async throws -> [[String: Any]] {
+        let received = NIOLockedValueBox<[String]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/stream?after=\(after)&access_token=\(token)",
+                    logger: TestEnvironment.logger
+                ) { inbound, outbound, _ in
+                    let start = Date()
+                    try await withThrowingTaskGroup(of: Void.self) { inner in
+                        inner.addTask {
+                            for try await message in inbound.messages(maxSize: 1 << 20) {
+                                if case .text(let text) = message { received.withLockedValue { $0.append(text) } }
+                            }
+                        }
+                        inner.addTask {
+                            if let action {
+                                try await Task.sleep(for: .milliseconds(300))
+                                try await action(outbound)
+                            }
+                            while received.withLockedValue({ $0.count }) < count && Date().timeIntervalSince(start) < timeout {
+                                try await Task.sleep(for: .milliseconds(20))
+                            }
+                            try await Task.sleep(for: .milliseconds(Int(quiet * 1000)))
+                        }
+                        try await inner.next()
+                        inner.cancelAll()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return received.withLockedValue { $0 }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct NotificationsTests {
+    @Test func onlyTheConcernedUsersHearOfAnEvent() {
+        let (orderer, deliverer, stranger) = (UUID(), UUID(), UUID())
+        let offer = OfferMade(
+            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
+            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"), destination: PlaceReference(placeId: UUID(), name: "Porthania"),
+            items: "Soup", expiresAt: Date(), version: 1)
+        let message = MessageSent(
+            messageId: UUID(), conversationId: UUID(), senderId: orderer, senderName: "Olli", recipientId: deliverer,
+            text: "Hi", sentAt: Date())
+        let expired = OrderExpired(orderId: UUID(), ordererId: orderer, version: 2)
+
+        #expect(FeedRouting.recipients(of: offer) == [deliverer])
+        #expect(FeedRouting.recipients(of: message) == [deliverer])
+        #expect(FeedRouting.recipients(of: expired) == [orderer])
+        let events: [any Event] = [offer, message, expired]
+        #expect(!events.contains { FeedRouting.recipients(of: $0).contains(stranger) })
+    }
+
+    @Test func aReconnectingStudentGetsExactlyWhatTheyMissedInOrder() async throws {
+        let app = try await NotificationsTestApp.make()
+        let student = UUID()
+        let token = try await app.token(student)
+
+        try await app.live { port, client in
+            let first = try await StreamClient.frames(port: port, token: token, count: 2) { _ in
+                try await app.append(to: student, text: "one")
+                try await app.append(to: student, text: "two")
+            }
+            #expect(first.compactMap { $0["seq"] as? Int } == [1, 2])
+
+            // The socket is closed: three messages and two match updates happen meanwhile.
+            for text in ["three", "four", "five"] { try await app.append(to: student, text: text) }
+            try await app.append(to: student, type: "match.accepted", text: "accepted")
+            try await app.append(to: student, type: "match.completed", text: "completed")
+            let missed = try await StreamClient.frames(port: port, token: token, after: 2, count: 5, quiet: 1)
+
+            #expect(missed.compactMap { $0["seq"] as? Int } == [3, 4, 5, 6, 7])
+            #expect(missed.compactMap { $0["type"] as? String }.suffix(2) == ["match.accepted", "match.completed"])
+            let (status, polled) = try await client.execute(uri: "/v1/notifications?after=5", method: .get, headers: [.authorization: "Bearer \(token)"]) {
+                ($0.status, (try? JSONSerialization.jsonObject(with: Data($0.body.readableBytesView))) as? [String: Any])
+            }
+            #expect(status == .ok)
+            #expect((polled?["entries"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [6, 7])
+        }
+    }
+
+    @Test func aSocketWithoutAValidTokenIsRefusedBeforeTheUpgrade() async throws {
+        let app = try await NotificationsTestApp.make()
+        let token = try await app.token(UUID())
+
+        try await app.live { port, client in
+            let missing = try await client.execute(uri: "/v1/stream", method: .get) { $0.status }
+            let forged = try await client.execute(uri: "/v1/stream?access_token=nonsense", method: .get) { $0.status }
+            let plain = try await client.execute(uri: "/v1/stream?access_token=\(token)", method: .get) { $0.status }
+            await #expect(throws: (any Error).self) {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/stream?access_token=nonsense", logger: TestEnvironment.logger
+                ) { _, _, _ in }
+            }
+            #expect(missing == .unauthorized)
+            #expect(forged == .unauthorized)
+            #expect(plain == .upgradeRequired)
+        }
+    }
+
+    @Test func studentsOnDifferentReplicasReachEachOtherLiveAndTyping() async throws {
+        let first = try await NotificationsTestApp.make()
+        let second = try await NotificationsTestApp.make(sharing: first)
+        let (aino, eero) = (UUID(), UUID())
+        let conversation = UUID()
+        try await first.database.pool.transaction { connection in
+            try FeedPostgresRepository.setConversation(conversation, members: [aino, eero], isOpen: true, on: connection)
+        }
+        let (ainoToken, eeroToken) = (try await first.token(aino), try await first.token(eero))
+
+        try await first.live { firstPort, _ in
+            try await second.live { secondPort, _ in
+                async let eeroFrames = StreamClient.frames(port: secondPort, token: eeroToken, count: 2, quiet: 0.5)
+                _ = try await StreamClient.frames(port: firstPort, token: ainoToken, count: 0, quiet: 1) { socket in
+                    try await Task.sleep(for: .milliseconds(500))
+                    try await first.append(to: eero, text: "from Aino")
+                    try await socket.write(.text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
+                }
+                let received = try await eeroFrames
+
+                #expect(received.count == 2)
+                #expect(received.first?["seq"] as? Int == 1)
+                #expect((received.first?["data"] as? [String: Any])?["text"] as? String == "from Aino")
+                #expect(received.last?["type"] as? String == "typing")
+                #expect(received.last?["seq"] == nil)
+            }
+        }
+    }
+
+    @Test func theSameEventDeliveredTwiceMakesOneEntry() async throws {
+        let app = try await NotificationsTestApp.make()
+        let matching = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
+        let deliverer = UUID()
+        let offer = OfferMade(
+            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
+            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"), destination: PlaceReference(placeId: UUID(), name: "Porthania"),
+            items: "Soup", expiresAt: Date(), version: 1)
+        try await matching.pool.transaction { try Outbox.append(offer, on: $0) }
+        let relay = OutboxRelay(
+            service: "matching", topology: .tarrare, postgresURL: matching.url, amqpURL: app.broker.url, status: BrokerStatus(),
+            logger: TestEnvironment.logger)
+        let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
+        let relaying = Task { try await group.run() }
+
+        try await app.live { _, _ in
+            _ = try await eventually { try await app.database.pool.query("SELECT 1 FROM feed").count == 1 }
+            // The relay publishes the same row, with the same message id, once more.
+            try await matching.pool.query("UPDATE outbox SET sent_at = NULL")
+            _ = try await eventually { try await matching.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+            try await Task.sleep(for: .seconds(1))
+        }
+        await group.triggerGracefulShutdown()
+        try await relaying.value
+        let entries = try await app.database.pool.query("SELECT user_id, seq, type FROM feed")
+
+        #expect(entries.count == 1)
+        #expect(try entries.first?.decode("user_id", as: UUID.self) == deliverer)
+        #expect(try entries.first?.decode("type", as: String.self) == "offer.made")
+    }
+
+    @Test func anEntryNoSocketTookIsPushedOnce() async throws {
+        let app = try await NotificationsTestApp.make()
+        let (offline, online) = (UUID(), UUID())
+        let (offlineToken, onlineToken) = (try await app.token(offline), try await app.token(online))
+
+        try await app.live { port, client in
+            for (token, device) in [(offlineToken, "device-a"), (onlineToken, "device-b")] {
+                let status = try await client.execute(
+                    uri: "/v1/devices", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"token":"\#(device)","platform":"ios"}"#)) { $0.status }
+                #expect(status == .created)
+            }
+            _ = try await StreamClient.frames(port: port, token: onlineToken, count: 1, quiet: 2) { _ in
+                try await app.append(to: online, text: "seen live")
+                try await app.append(to: offline, text: "nobody listening")
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        let rows = try await app.database.pool.query(
+            "SELECT user_id, delivered_at IS NOT NULL AS delivered, pushed_at IS NOT NULL AS pushed FROM feed")
+        let byUser = Dictionary(uniqueKeysWithValues: try rows.map {
+            (try $0.decode("user_id", as: UUID.self), (try $0.decode("delivered", as: Bool.self), try $0.decode("pushed", as: Bool.self)))
+        })
+
+        #expect(byUser[online]?.0 == true && byUser[online]?.1 == false)
+        #expect(byUser[offline]?.0 == false && byUser[offline]?.1 == true)
+    }
+}
