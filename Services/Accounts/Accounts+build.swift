@@ -9,12 +9,8 @@ import ServiceKit
 /// Creates and wires everything accounts runs: database, relay, controller, router; migrations run first.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let settings = try AccountSettings(configuration)
-    let database = try PostgresPool(
-        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: "accounts", logger: logger)
-    try await PostgresMigrator(
-        directories: [PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
-        logger: logger
-    ).migrate(database)
+    let database = try await openDatabase(
+        configuration, migrations: Bundle.module.url(forResource: "Migrations", withExtension: nil)!, logger: logger)
     let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
     let repository = AccountPostgresRepository(database: database)
     try await repository.syncCampuses(campuses.all)

@@ -9,12 +9,8 @@ import ServiceKit
 /// router; migrations run first.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     guard let publicKey = configuration.jwtPublicKey else { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }
-    let database = try PostgresPool(
-        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: "chat", logger: logger)
-    try await PostgresMigrator(
-        directories: [PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
-        logger: logger
-    ).migrate(database)
+    let database = try await openDatabase(
+        configuration, migrations: Bundle.module.url(forResource: "Migrations", withExtension: nil)!, logger: logger)
 
     let brokerStatus = BrokerStatus()
     let relay = OutboxRelay(

@@ -183,7 +183,7 @@ struct DeliverySimulation {
         var components = URLComponents(string: adminURL)!
         components.path = "/\(name)"
         let pool = try PostgresPool(url: components.string!, size: 16, applicationName: "matching-simulation", logger: logger)
-        try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(pool)
+        try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory, migrations], logger: logger).migrate(pool)
         return pool
     }
 

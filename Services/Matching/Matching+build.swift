@@ -10,9 +10,8 @@ import ServiceKit
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     guard let publicKey = configuration.jwtPublicKey else { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }
     let settings = try DeliverySettings(configuration)
-    let database = try PostgresPool(
-        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: "matching", logger: logger)
-    try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(database)
+    let database = try await openDatabase(
+        configuration, migrations: migrations, logger: logger)
 
     let brokerStatus = BrokerStatus()
     let relay = OutboxRelay(
@@ -42,9 +41,8 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     return app
 }
 
-let migrationDirectories = [
-    PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!,
-]
+/// Matching's own migrations, after the outbox and inbox.
+let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
 
 extension DeliverySettings {
     init(_ configuration: ServiceConfiguration) throws {

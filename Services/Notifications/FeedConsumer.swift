@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Messaging
 import Postgres
+import ServiceKit
 
 /// Turns matching's and chat's events into entries of the concerned users' feeds, in the inbox transaction, so
 /// that an event delivered twice makes one entry.
@@ -26,23 +27,13 @@ enum FeedConsumer {
         return handlers
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     private static func addFeed<E: Event>(
         _ type: E.Type, to handlers: inout EventHandlers,
         also: (@Sendable (E, PostgresConnection) throws -> Void)? = nil
     ) {
         handlers.on(type) { event, connection in
             try also?(event, connection)
-            let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+            let data = String(decoding: try ServiceJSON.encoder.encode(event), as: UTF8.self)
             for userId in FeedRouting.recipients(of: event) {
                 try FeedPostgresRepository.append(to: userId, type: E.type, dataJSON: data, on: connection)
             }

@@ -12,13 +12,8 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     guard let publicKey = configuration.jwtPublicKey else { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }
     let reader = EnvironmentReader(values: configuration.environment)
     let pushGrace = try reader.double("PUSH_GRACE_SECONDS", in: 0...3600) ?? 5
-    let database = try PostgresPool(
-        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: "notifications",
-        logger: logger)
-    try await PostgresMigrator(
-        directories: [PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
-        logger: logger
-    ).migrate(database)
+    let database = try await openDatabase(
+        configuration, migrations: Bundle.module.url(forResource: "Migrations", withExtension: nil)!, logger: logger)
 
     let brokerStatus = BrokerStatus()
     let relay = OutboxRelay(

@@ -8,7 +8,7 @@ import ServiceKit
 /// Creates and wires what the places server runs: database, relay, controller, router; migrations run first.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     guard let publicKey = configuration.jwtPublicKey else { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }
-    let database = try await openDatabase(configuration, logger: logger)
+    let database = try await openDatabase(configuration, migrations: migrations, logger: logger)
     let brokerStatus = BrokerStatus()
     let relay = OutboxRelay(
         service: "places", topology: .tarrare, postgresURL: configuration.postgresURL,
@@ -34,17 +34,8 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     return app
 }
 
-/// The pool, migrated.
-func openDatabase(_ configuration: ServiceConfiguration, logger: Logger) async throws -> PostgresPool {
-    let database = try PostgresPool(
-        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: "places", logger: logger)
-    try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(database)
-    return database
-}
-
-let migrationDirectories = [
-    PostgresMigrator.messagingDirectory, Bundle.module.url(forResource: "Migrations", withExtension: nil)!,
-]
+/// Places' own migrations, after the outbox and inbox.
+let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
 
 /// `places import FILE [--campus DOMAIN]`: imports, prints progress and the summary. The relay of a running
 /// server publishes the events the import wrote to the outbox.
@@ -62,7 +53,7 @@ func runImport(arguments: [String], _ configuration: ServiceConfiguration, logge
         }
         campus = named
     }
-    let database = try await openDatabase(configuration, logger: logger)
+    let database = try await openDatabase(configuration, migrations: migrations, logger: logger)
     let importer = PlaceImporter(repository: PlacePostgresRepository(database: database), campuses: campuses)
     let start = ContinuousClock.now
     do {

@@ -117,7 +117,7 @@ struct PlacesBenchmark {
         var components = URLComponents(string: adminURL)!
         components.path = "/\(name)"
         let pool = try PostgresPool(url: components.string!, size: 32, applicationName: "places-benchmark", logger: logger)
-        try await PostgresMigrator(directories: migrationDirectories, logger: logger).migrate(pool)
+        try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory, migrations], logger: logger).migrate(pool)
         return pool
     }
 

@@ -50,3 +50,13 @@ public func checkDescription(of router: Router<ServiceRequestContext>, against o
     logger.warning("the OpenAPI description disagrees with the routes", metadata: ["gaps": "\(gaps)"])
     #endif
 }
+
+/// The service's connection pool, with the outbox and inbox tables and then the service's own migrations applied.
+public func openDatabase(_ configuration: ServiceConfiguration, migrations: URL, logger: Logger) async throws -> PostgresPool {
+    let database = try PostgresPool(
+        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: configuration.service,
+        logger: logger)
+    try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory, migrations], logger: logger)
+        .migrate(database)
+    return database
+}
