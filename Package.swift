@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -134,6 +135,18 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/NotificationsTests"),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                // The executables the processes run are built with the tests.
+                "Accounts", "Places", "Matching", "Chat", "Notifications",
+                "TestSupport", "ServiceKit", "Contracts", "Messaging", "Postgres", .serviceLifecycle, .nioConcurrency,
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/IntegrationTests"),
     ]
 )
 

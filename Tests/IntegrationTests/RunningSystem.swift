@@ -1,0 +1,165 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import Contracts
+import Messaging
+import Postgres
+import ServiceLifecycle
+import NIOCore
+import NIOHTTP1
+import ServiceKit
+import TestSupport
+
+/// The services started as real processes (the executables the test build made), each with a fresh database,
+/// all on one fresh vhost, signing-key pair of their own. Stopped with SIGTERM at the end.
+final class RunningSystem: @unchecked Sendable {
+    let broker: TestBroker
+    let privateKey: EdDSA.PrivateKey
+    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    private(set) var ports: [String: Int] = [:]
+    private var processes: [Process] = []
+    private let directory: URL
+    private let keyFile: URL
+    private var databases: [String: TestDatabase] = [:]
+
+    static let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    init() async throws {
+        broker = try await TestBroker.make()
+        privateKey = try EdDSA.PrivateKey()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("system-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        keyFile = directory.appendingPathComponent("jwt-public.pem")
+        try privateKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts `service` (known to the test as `name`, for a second replica) and waits until it is ready. A replica
+    /// shares the database of the instance named `databaseOf`.
+    func start(_ service: String, name: String? = nil, databaseOf: String? = nil) async throws {
+        let name = name ?? service
+        let shared = databaseOf.flatMap { databases[$0] }
+        let database = if let shared { shared } else { try await TestDatabase.make(migrations: []) }
+        databases[name] = database
+        let port = try Self.freePort()
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(
+            [
+                "HTTP_PORT": String(port), "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "4",
+                "JWT_PUBLIC_KEY_FILE": keyFile.path, "LOG_LEVEL": "warning", "SCHEDULER_INTERVAL_SECONDS": "0.1",
+                "PUSH_GRACE_SECONDS": "60",
+            ]
+        ) { $1 }
+        let process = Process()
+        process.executableURL = Self.binaries.appendingPathComponent(service)
+        process.environment = environment
+        let log = directory.appendingPathComponent("\(name).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        processes.append(process)
+        ports[name] = port
+        let ready = try await eventually(timeout: 60) {
+            (try? await self.request(.GET, name, "/health/ready").status) == 200
+        }
+        guard ready else {
+            throw TestFailure("\(name) did not become ready: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        }
+    }
+
+    /// A port nothing listens on now: the kernel's choice for a socket bound to port 0.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a command of an executable (`places import FILE`) against the service's database.
+    func run(_ service: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Self.binaries.appendingPathComponent(service)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["POSTGRES_URL"] = databases[service]?.url
+        environment["LOG_LEVEL"] = "warning"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("\(service) \(arguments) failed") }
+    }
+
+    /// Publishes `match.accepted` as matching would, from an outbox of the test's own, and returns the match id.
+    func acceptMatch(orderer: UUID, deliverer: UUID) async throws -> UUID {
+        let producer = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
+        let match = MatchParties(
+            matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer, ordererName: "Olli",
+            delivererId: deliverer, delivererName: "Eero", restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
+            destination: PlaceReference(placeId: UUID(), name: "Porthania"))
+        try await producer.pool.transaction { try Outbox.append(MatchAccepted(match: match, version: 1), on: $0) }
+        let relay = OutboxRelay(
+            service: "matching", topology: .tarrare, postgresURL: producer.url, amqpURL: broker.url, status: BrokerStatus(),
+            logger: TestEnvironment.logger)
+        let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
+        let relaying = Task { try await group.run() }
+        _ = try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+        await group.triggerGracefulShutdown()
+        try await relaying.value
+        return match.matchId
+    }
+
+    func stop() async throws {
+        for process in processes where process.isRunning {
+            process.terminate()
+        }
+        for process in processes {
+            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await http.shutdown()
+        try? await broker.delete()
+    }
+
+    func token(_ userId: UUID, name: String, campus: String = "helsinki.fi") async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: privateKey)
+        return try await keys.sign(
+            AccessTokenClaims(
+                userId: userId, campus: campus, name: name, issuer: "tarrare-accounts", audience: "tarrare",
+                issuedAt: Date(), lifetime: 900))
+    }
+
+    struct Answer {
+        var status: UInt
+        var json: [String: Any]
+    }
+
+    /// One HTTP request to a service, with the token and JSON body given.
+    func request(
+        _ method: HTTPMethod, _ service: String, _ path: String, token: String? = nil, body: [String: Any]? = nil
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(ports[service]!)\(path)")
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        }
+        let response = try await http.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 22)
+        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
+        return Answer(status: response.status.code, json: json)
+    }
+}
