@@ -15,29 +15,22 @@ final class AMQPConnection {
         var info = amqp_connection_info()
         let urlBuffer = strdup(url)
         defer { free(urlBuffer) }
+        // NB: from here on `deinit` destroys the state, also when this initialiser throws.
         guard amqp_parse_url(urlBuffer, &info) == AMQP_STATUS_OK.rawValue else {
-            amqp_destroy_connection(state)
             throw AMQPError("cannot parse AMQP URL")
         }
         guard let socket = amqp_tcp_socket_new(state) else {
-            amqp_destroy_connection(state)
             throw AMQPError("cannot create a socket")
         }
         var timeout = timeval(seconds: connectTimeout)
         let opened = amqp_socket_open_noblock(socket, info.host, info.port, &timeout)
         guard opened == AMQP_STATUS_OK.rawValue else {
-            amqp_destroy_connection(state)
             throw AMQPError("cannot connect to \(String(cString: info.host)):\(info.port): \(Self.describe(status: opened))")
         }
         let login = tarrare_amqp_login(state, info.vhost, 0, 131_072, heartbeatSeconds, info.user, info.password)
-        do {
-            try Self.check(login, "login")
-            amqp_channel_open(state, channel)
-            try Self.check(amqp_get_rpc_reply(state), "channel.open")
-        } catch {
-            amqp_destroy_connection(state)
-            throw error
-        }
+        try Self.check(login, "login")
+        amqp_channel_open(state, channel)
+        try Self.check(amqp_get_rpc_reply(state), "channel.open")
     }
 
     deinit {
