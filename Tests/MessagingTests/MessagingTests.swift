@@ -85,6 +85,12 @@ struct MessagingFixture {
 }
 
 @Suite(.serialized, .timeLimit(.minutes(5))) struct MessagingTests {
+    @Test func aConnectionThatFailsThrowsAndFreesItsStateOnce() {
+        for url in ["amqp://nobody:wrong@127.0.0.1:1/%2F", "not a url", "amqp://nobody:wrong@127.0.0.1:5672/no-such-vhost"] {
+            #expect(throws: AMQPError.self) { try AMQPConnection(url: url, connectTimeout: 1) }
+        }
+    }
+
     @Test func anEventWrittenToTheOutboxReachesTheConsumerExactlyOnce() async throws {
         let fixture = try await MessagingFixture.make()
         let events = (1...50).map { ThingHappened(thingId: UUID(), sequence: $0) }
