@@ -191,19 +191,25 @@ enum StreamClient {
 
         try await first.live { firstPort, _ in
             try await second.live { secondPort, _ in
-                async let eeroFrames = StreamClient.frames(port: secondPort, token: eeroToken, count: 2, quiet: 0.5)
+                async let eeroFrames = StreamClient.frames(port: secondPort, token: eeroToken, count: 2, quiet: 0.5, timeout: 30)
                 _ = try await StreamClient.frames(port: firstPort, token: ainoToken, count: 0, quiet: 1) { socket in
                     try await Task.sleep(for: .milliseconds(500))
                     try await first.append(to: eero, text: "from Aino")
-                    try await socket.write(.text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
+                    // A hint is not stored and may be lost while a channel (re)connects: a typing client repeats it.
+                    for _ in 0..<10 {
+                        try await socket.write(.text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
+                        try await Task.sleep(for: .milliseconds(300))
+                    }
                 }
                 let received = try await eeroFrames
+                let entries = received.filter { $0["seq"] != nil }
+                let hints = received.filter { $0["type"] as? String == "typing" }
 
-                #expect(received.count == 2)
-                #expect(received.first?["seq"] as? Int == 1)
-                #expect((received.first?["data"] as? [String: Any])?["text"] as? String == "from Aino")
-                #expect(received.last?["type"] as? String == "typing")
-                #expect(received.last?["seq"] == nil)
+                #expect(entries.count == 1)
+                #expect(entries.first?["seq"] as? Int == 1)
+                #expect((entries.first?["data"] as? [String: Any])?["text"] as? String == "from Aino")
+                #expect(!hints.isEmpty)
+                #expect(hints.allSatisfy { $0["seq"] == nil })
             }
         }
     }
