@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Logging
 import Postgres
+import ServiceKit
 
 /// `matching simulate [--deliverers 300] [--orders 3000] [--seconds 120]`: a campus day compressed into
 /// `seconds`, on the bundled Helsinki places, against a fresh database. Deliverers check in at popular
@@ -14,14 +15,10 @@ struct DeliverySimulation {
     var orders = 3000
     var seconds = 120.0
     var placesFile = "data/helsinki-centre-places.geojson"
-    let adminURL: String
     let logger: Logger
 
     init(arguments: [String], logger: Logger) {
         self.logger = logger
-        let environment = ProcessInfo.processInfo.environment
-        adminURL = environment["BENCH_POSTGRES_URL"] ?? environment["TEST_POSTGRES_URL"]
-            ?? "postgres://tarrare_admin@127.0.0.1:5432/postgres"
         func value(_ flag: String) -> String? {
             arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
         }
@@ -32,7 +29,8 @@ struct DeliverySimulation {
     }
 
     func run() async throws {
-        let database = try await freshDatabase()
+        let database = try await BenchmarkDatabase.fresh(
+            named: "simulation_matching", migrations: migrations, poolSize: 16, logger: logger)
         let (restaurants, buildings) = try await loadPlaces(into: database)
         // A day's custom gathers at a few places: the twenty restaurants nearest the campus centre.
         let popular = Array(restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
@@ -175,17 +173,6 @@ struct DeliverySimulation {
         return (restaurants, buildings)
     }
 
-    private func freshDatabase() async throws -> PostgresPool {
-        let name = "simulation_matching"
-        let admin = try PostgresConnection(url: adminURL, applicationName: "matching-simulation")
-        try admin.execute(script: "DROP DATABASE IF EXISTS \(name)")
-        try admin.execute(script: "CREATE DATABASE \(name)")
-        var components = URLComponents(string: adminURL)!
-        components.path = "/\(name)"
-        let pool = try PostgresPool(url: components.string!, size: 16, applicationName: "matching-simulation", logger: logger)
-        try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory, migrations], logger: logger).migrate(pool)
-        return pool
-    }
 
     private func sleep(until date: Date) async throws {
         let interval = date.timeIntervalSinceNow

@@ -10,14 +10,10 @@ import ServiceKit
 struct PlacesBenchmark {
     var sizes = [5000, 200_000]
     var queries = 400
-    let adminURL: String
     let logger: Logger
 
     init(arguments: [String], logger: Logger) {
         self.logger = logger
-        let environment = ProcessInfo.processInfo.environment
-        adminURL = environment["BENCH_POSTGRES_URL"] ?? environment["TEST_POSTGRES_URL"]
-            ?? "postgres://tarrare_admin@127.0.0.1:5432/postgres"
         if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
             sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
         }
@@ -31,7 +27,8 @@ struct PlacesBenchmark {
         print("| places | import | search | clients | p50 ms | p99 ms | searches/s |")
         print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")
         for size in sizes {
-            let database = try await freshDatabase(named: "bench_places_\(size)")
+            let database = try await BenchmarkDatabase.fresh(
+                named: "bench_places_\(size)", migrations: migrations, poolSize: 32, logger: logger)
             let repository = PlacePostgresRepository(database: database)
             var random = SeededRandom(seed: UInt64(size))
             let (data, names) = Self.syntheticPlaces(count: size, around: campus, random: &random)
@@ -110,16 +107,6 @@ struct PlacesBenchmark {
         return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
     }
 
-    private func freshDatabase(named name: String) async throws -> PostgresPool {
-        let admin = try PostgresConnection(url: adminURL, applicationName: "places-benchmark")
-        try admin.execute(script: "DROP DATABASE IF EXISTS \(name)")
-        try admin.execute(script: "CREATE DATABASE \(name)")
-        var components = URLComponents(string: adminURL)!
-        components.path = "/\(name)"
-        let pool = try PostgresPool(url: components.string!, size: 32, applicationName: "places-benchmark", logger: logger)
-        try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory, migrations], logger: logger).migrate(pool)
-        return pool
-    }
 
     /// Degrees of latitude the places spread over: the campus for a few thousand, a city for more.
     static func span(forCount count: Int) -> Double {
