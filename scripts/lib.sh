@@ -119,12 +119,11 @@ start_postgres() {
     log "creating PostgreSQL cluster in $PGDATA"
     as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres --auth-local=trust \
       --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
-    echo "max_connections = 300" | as_pg tee -a "$PGDATA/postgresql.conf" >/dev/null
   fi
 
   log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
   as_pg "$PGBIN/pg_ctl" start -w -t 60 -D "$PGDATA" -l "$LOGS/postgres.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN" >/dev/null ||
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN -c max_connections=1000" >/dev/null ||
     { show_log_tail "$LOGS/postgres.log"; die "PostgreSQL did not start"; }
 }
 

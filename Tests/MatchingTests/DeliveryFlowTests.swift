@@ -114,7 +114,7 @@ import TestSupport
         }
 
         try await app.test { _ in
-            let known = try await eventually {
+            let known = try await eventually(timeout: 60) {
                 let places = try await app.database.pool.query(
                     "SELECT 1 FROM places WHERE id = \(place.placeId) AND name = 'Think Corner'")
                 let users = try await app.database.pool.query("SELECT 1 FROM users WHERE id = \(user.userId)")
