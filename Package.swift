@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "matching", targets: ["Matching"]),
         .executable(name: "chat", targets: ["Chat"]),
         .executable(name: "notifications", targets: ["Notifications"]),
+        .executable(name: "load", targets: ["LoadGenerator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -83,6 +84,17 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             path: "Services/Notifications", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+
+        // MARK: Tools
+        .executableTarget(
+            name: "LoadGenerator",
+            dependencies: [
+                "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency,
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            path: "Tools/LoadGenerator", resources: [.copy("Migrations")]),
 
         // MARK: Tests
         .target(

@@ -1,0 +1,103 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// `load chat --sockets 200`: as many students holding a socket, paired by a real delivery (check-in, order for
+/// that run, offer on the socket, accept), so that each pair has an open conversation. Then every student sends
+/// their partner a message every `--message-interval` seconds (0: the next as soon as the last POST returned)
+/// for the run's length: the time from POST to arrival on the partner's socket, and messages delivered a second.
+struct ChatScenario {
+    let options: LoadOptions
+    let population: Population
+    /// Records the pairing and the clean-up, apart from the measured chat.
+    let setUp: StudentActions
+    let actions: StudentActions
+
+    struct Pair: Sendable {
+        var deliverer: Student
+        var orderer: Student
+        var matchId: String
+        var conversationId: String
+    }
+
+    /// Pairs the students, then chats; returns the seconds the chat ran.
+    func run() async -> Double {
+        let pairs = await makePairs()
+        print("chat: \(pairs.count) conversations open between \(pairs.count * 2) students")
+        let start = Stopwatch.now()
+        let end = start + options.seconds
+        await withTaskGroup(of: Void.self) { group in
+            for pair in pairs {
+                group.addTask { await chatting(pair.deliverer, to: pair.orderer.id, in: pair.conversationId, until: end) }
+                group.addTask { await chatting(pair.orderer, to: pair.deliverer.id, in: pair.conversationId, until: end) }
+            }
+        }
+        let elapsed = Stopwatch.now() - start
+        // Messages still on their way get a few seconds before anything is counted lost.
+        try? await Task.sleep(for: .seconds(5))
+        await withTaskGroup(of: Void.self) { group in
+            for pair in pairs {
+                group.addTask {
+                    await setUp.complete(pair.deliverer, match: pair.matchId)
+                    await setUp.complete(pair.orderer, match: pair.matchId)
+                }
+            }
+        }
+        return elapsed
+    }
+
+    private func chatting(_ sender: Student, to partnerId: String, in conversationId: String, until end: Double) async {
+        var number = 0
+        while Stopwatch.now() < end {
+            number += 1
+            _ = await actions.send(sender, to: partnerId, in: conversationId, text: "Viesti \(number) 🙂")
+            if options.messageInterval > 0 {
+                let pause = Double.random(in: options.messageInterval * 0.5...options.messageInterval * 1.5)
+                try? await Task.sleep(for: .milliseconds(Int(pause * 1000)))
+            }
+        }
+    }
+
+    private func makePairs() async -> [Pair] {
+        let students = population.students
+        let next = NIOLockedValueBox(0)
+        return await withTaskGroup(of: [Pair].self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    var made: [Pair] = []
+                    while true {
+                        let index = next.withLockedValue { value -> Int in
+                            defer { value += 1 }
+                            return value
+                        }
+                        guard 2 * index + 1 < students.count else { return made }
+                        if let pair = await pair(students[2 * index], students[2 * index + 1], number: index) {
+                            made.append(pair)
+                        }
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    /// The deliverer checks in (one seat), the orderer orders for that run, the deliverer accepts the offer, and
+    /// both wait for the conversation.
+    private func pair(_ deliverer: Student, _ orderer: Student, number: Int) async -> Pair? {
+        let restaurant = population.restaurants[number % population.restaurants.count]
+        let destination = population.buildings[number % population.buildings.count]
+        guard
+            let runId = await setUp.checkIn(
+                deliverer, at: restaurant, to: destination, capacity: 1, minutes: Int(options.seconds / 60) + 10),
+            let orderId = await setUp.order(orderer, from: restaurant, to: destination, run: runId),
+            let offer = await deliverer.mailbox.next(timeout: 30, where: { $0.data.id("orderId") == orderId && $0.type == "offer.made" }),
+            let offerId = offer.data.id("offerId"),
+            let matchId = await setUp.accept(deliverer, offer: offerId),
+            let conversation = await setUp.conversation(deliverer, match: matchId),
+            await setUp.conversation(orderer, match: matchId) != nil
+        else {
+            setUp.measurements.count("pairs that could not be made")
+            return nil
+        }
+        return Pair(deliverer: deliverer, orderer: orderer, matchId: matchId, conversationId: conversation.id)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The printed result of a run: operations, the paths through the system, errors, what was lost or repeated,
+/// and the machine's floors with each main figure as a multiple of them.
+struct LoadReport {
+    let options: LoadOptions
+    let measurements: Measurements
+    let setUp: Measurements
+    let ledger: Ledger
+    let students: [Student]
+    let undeliveredEntries: Int
+    let elapsed: Double
+    let limits: MachineLimits?
+
+    func print() {
+        let latencies = measurements.latencies
+        let paths = [Ledger.orderToOffer, Ledger.messageToSocket]
+        Swift.print("\n== \(options.scenario.rawValue): \(students.count) students, measured phase \(format(elapsed)) s ==")
+        Swift.print("\noperations through the gateway (ms; ×RT and ×INS: the p50 as a multiple of the floors below)")
+        table(latencies.filter { !paths.contains($0.key) }, setUp: false)
+        Swift.print("\npaths through the system (ms)")
+        table(latencies.filter { paths.contains($0.key) }, setUp: false)
+        let setUpLatencies = setUp.latencies.filter { $0.key != "POST /v1/auth/signup" }
+        if !setUpLatencies.isEmpty {
+            Swift.print("\nset-up and clean-up, outside the measured phase (ms)")
+            table(setUpLatencies, setUp: true)
+        }
+        errors()
+        integrity()
+        let counters = measurements.counters.merging(setUp.counters) { $0 + $1 }
+        if !counters.isEmpty {
+            Swift.print("\nflow")
+            for (name, value) in counters.sorted(by: { $0.key < $1.key }) { Swift.print("  \(name): \(value)") }
+            Swift.print("  orders placed: \(ledger.ordersPlaced), of which offered to a deliverer: \(ledger.ordersOffered)")
+        }
+        if let limits {
+            Self.printLimits(limits)
+            ratios(limits, latencies: latencies)
+        }
+    }
+
+    private func table(_ latencies: [String: [Double]], setUp: Bool) {
+        let width = max(44, latencies.keys.map(\.count).max() ?? 0)
+        Swift.print(
+            "  " + "operation".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  count    per s     p50     p90     p99    ×RT   ×INS")
+        for (name, values) in latencies.sorted(by: { $0.key < $1.key }) {
+            let distribution = Distribution(values)
+            var line = "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
+            line += pad(String(distribution.count), 7) + pad(setUp ? "" : format(Double(distribution.count) / elapsed), 9)
+            line += pad(milliseconds(distribution.median), 8) + pad(milliseconds(distribution.percentile(90)), 8)
+            line += pad(milliseconds(distribution.percentile(99)), 8)
+            if let limits {
+                line += pad(format(distribution.median / limits.brokerRoundTrip.median), 7)
+                line += pad(format(distribution.median / limits.insert.median), 7)
+            }
+            Swift.print(line)
+        }
+    }
+
+    private func errors() {
+        let errors = measurements.errors.merging(setUp.errors) { $0 + $1 }
+        Swift.print("\nerrors by operation and status" + (errors.isEmpty ? ": none" : ""))
+        for (name, count) in errors.sorted(by: { $0.key < $1.key }) { Swift.print("  \(name): \(count)") }
+    }
+
+    private func integrity() {
+        let tallies = students.map(\.socket.state)
+        let connects = tallies.map(\.connects).reduce(0, +)
+        let missing = tallies.map(\.missing).reduce(0, +)
+        let repeated = tallies.map(\.repeated).reduce(0, +)
+        let messages = ledger.messages
+        Swift.print("\nfeeds and chat: lost or repeated")
+        Swift.print(
+            "  sockets \(students.count), connections \(connects) (\(connects - students.count) reconnects with after=), "
+                + "feed entries received \(tallies.map(\.lastSeq).reduce(0, +))")
+        Swift.print("  seq gaps (entries skipped on a socket): \(missing); seq repeats: \(repeated)")
+        Swift.print("  entries in the feeds after the last seq a socket saw (never arrived live): \(undeliveredEntries)")
+        Swift.print(
+            "  chat messages sent \(messages.sent): arrived exactly once \(messages.arrivedOnce), lost \(messages.lost), "
+                + "duplicated \(messages.duplicated), at the wrong user \(messages.misdelivered)")
+        let messagesPerSecond = Double(measurements.latencies[Ledger.messageToSocket]?.count ?? 0) / elapsed
+        Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second")
+    }
+
+    private func ratios(_ limits: MachineLimits, latencies: [String: [Double]]) {
+        Swift.print("\nmain figures as multiples of the floors (RT: broker round trip p50, INS: INSERT p50)")
+        for name in [Ledger.messageToSocket, Ledger.orderToOffer, "POST /v1/conversations/{id}/messages", "POST /v1/orders"] {
+            guard let values = latencies[name], !values.isEmpty else { continue }
+            let distribution = Distribution(values)
+            Swift.print(
+                "  \(name): p50 \(milliseconds(distribution.median)) ms = \(format(distribution.median / limits.brokerRoundTrip.median)) RT"
+                    + " = \(format(distribution.median / limits.insert.median)) INS; p99 \(milliseconds(distribution.percentile(99))) ms"
+                    + " = \(format(distribution.percentile(99) / limits.brokerRoundTrip.median)) RT")
+        }
+    }
+
+    static func printSignUp(_ measurements: Measurements, students: Int, seconds: Double) {
+        let distribution = Distribution(measurements.latencies["POST /v1/auth/signup"] ?? [])
+        Swift.print(
+            "signed up \(students) students in \(format(seconds)) s (\(format(Double(students) / seconds)) a second); "
+                + "POST /v1/auth/signup p50 \(milliseconds(distribution.median)) ms, p90 \(milliseconds(distribution.percentile(90))) ms, "
+                + "p99 \(milliseconds(distribution.percentile(99))) ms")
+    }
+
+    static func printLimits(_ limits: MachineLimits) {
+        func line(_ name: String, _ distribution: Distribution) {
+            Swift.print(
+                "  \(name.padding(toLength: 60, withPad: " ", startingAt: 0)) \(pad(String(distribution.count), 5))"
+                    + " p50 \(pad(milliseconds(distribution.median), 7)) p90 \(pad(milliseconds(distribution.percentile(90)), 7))"
+                    + " p99 \(pad(milliseconds(distribution.percentile(99)), 7)) ms")
+        }
+        Swift.print("\nfloors of this machine, one operation at a time")
+        line("RabbitMQ publish → confirm (persistent, quorum queue)", limits.brokerConfirm)
+        line("RabbitMQ round trip: publish → confirm → consume → ack (RT)", limits.brokerRoundTrip)
+        line("PostgreSQL single-row INSERT, synchronous_commit on (INS)", limits.insert)
+    }
+}
+
+private func pad(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+}
+
+private func format(_ value: Double) -> String {
+    value >= 100 ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
+}
+
+private func milliseconds(_ seconds: Double) -> String {
+    format(seconds * 1000)
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+
+/// One run of a scenario: sign-up of the population, the measured phase, the checks of what arrived, the
+/// machine's floors, and the report.
+struct LoadRun {
+    let options: LoadOptions
+    let logger: Logger
+
+    init(options: LoadOptions) {
+        self.options = options
+        var logger = Logger(label: "load")
+        logger.logLevel = .error
+        self.logger = logger
+    }
+
+    func run() async throws {
+        guard options.scenario != .limits else {
+            return LoadReport.printLimits(try await MachineLimits.measure(samples: options.limitSamples, logger: logger))
+        }
+        let measurements = Measurements()
+        let setUpMeasurements = Measurements()
+        let gateway = Gateway(baseURL: options.gateway, measurements: measurements, connections: options.httpConnections)
+        defer { Task { [gateway] in try? await gateway.shutdown() } }
+        let setUpGateway = gateway.recording(into: setUpMeasurements)
+        guard let campuses = await setUpGateway.call(.GET, "/v1/campuses"), campuses.isSuccess else {
+            throw LoadError("no gateway answers at \(options.gateway): start the system with scripts/up")
+        }
+        let ledger = Ledger(measurements: measurements)
+        let runTag = "\(Int(Date().timeIntervalSince1970)).\(UUID().uuidString.prefix(4).lowercased())"
+
+        print("signing up \(options.population) students through \(options.gateway) (\(options.signupConcurrency) at a time)")
+        let signUpStart = Stopwatch.now()
+        let population = try await Population.signUp(
+            count: options.population, concurrency: options.signupConcurrency, runTag: runTag, gateway: setUpGateway,
+            ledger: ledger, measurements: measurements, logger: logger)
+        let signUpSeconds = Stopwatch.now() - signUpStart
+        LoadReport.printSignUp(setUpMeasurements, students: population.students.count, seconds: signUpSeconds)
+
+        let reconnectEvery = options.scenario == .campus && options.reconnectEvery > 0 ? options.reconnectEvery : nil
+        let sockets = await population.openSockets(reconnectEvery: reconnectEvery)
+        let actions = StudentActions(gateway: gateway, ledger: ledger, measurements: measurements)
+        let setUp = StudentActions(gateway: setUpGateway, ledger: ledger, measurements: setUpMeasurements)
+        let start = Stopwatch.now()
+        var elapsed: Double
+        switch options.scenario {
+        case .campus:
+            await CampusScenario(options: options, population: population, actions: actions, measurements: measurements).run()
+            elapsed = Stopwatch.now() - start
+        default:
+            elapsed = await ChatScenario(options: options, population: population, setUp: setUp, actions: actions).run()
+        }
+        // What is still on its way gets a moment; then whatever the feed holds beyond a socket's last seq never arrived.
+        try? await Task.sleep(for: .seconds(3))
+        let undelivered = await entriesNotOnSockets(population.students, gateway: setUpGateway)
+        await population.closeSockets(sockets)
+
+        let limits = options.measuresLimits ? try await MachineLimits.measure(samples: options.limitSamples, logger: logger) : nil
+        LoadReport(
+            options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
+            students: population.students, undeliveredEntries: undelivered, elapsed: elapsed, limits: limits
+        ).print()
+    }
+
+    /// Asks the feed of every student for entries after the last seq its socket saw.
+    private func entriesNotOnSockets(_ students: [Student], gateway: Gateway) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for (index, student) in students.enumerated() {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(index * 5))
+                    let after = student.socket.state.lastSeq
+                    let answer = await gateway.call(
+                        .GET, "/v1/notifications?after=\(after)&limit=500", operation: "GET /v1/notifications?after=",
+                        token: student.token)
+                    return answer?.json.objects("entries").count ?? 0
+                }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import Messaging
+import Postgres
+import ServiceKit
+
+/// Two floors of this machine that every event of the system pays at least once: a durable RabbitMQ round trip
+/// (publish with confirm to a quorum queue, consume, ack) and a durable single-row PostgreSQL INSERT (one row a
+/// transaction, `synchronous_commit` on), each one at a time.
+struct MachineLimits: Sendable {
+    var brokerConfirm: Distribution
+    var brokerRoundTrip: Distribution
+    var insert: Distribution
+
+    /// Measures both: the broker through `TEST_AMQP_URL` (or `BENCH_AMQP_URL`), PostgreSQL in a database made anew
+    /// through `BenchmarkDatabase`.
+    static func measure(samples: Int, logger: Logger) async throws -> MachineLimits {
+        let environment = ProcessInfo.processInfo.environment
+        guard let amqpURL = environment["BENCH_AMQP_URL"] ?? environment["TEST_AMQP_URL"] else {
+            throw LoadError("set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip")
+        }
+        let trips = try await BrokerRoundTrip(url: amqpURL).measure(count: samples)
+        let inserts = try await measureInserts(samples: samples, logger: logger)
+        return MachineLimits(
+            brokerConfirm: Distribution(trips.map(\.confirmed)), brokerRoundTrip: Distribution(trips.map(\.acknowledged)),
+            insert: Distribution(inserts))
+    }
+
+    private static func measureInserts(samples: Int, logger: Logger) async throws -> [Double] {
+        guard let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw LoadError("the load generator's Migrations folder is missing from its bundle")
+        }
+        let database = try await BenchmarkDatabase.fresh(
+            named: "benchmark_load_limits", migrations: migrations, poolSize: 1, logger: logger)
+        let body = String(repeating: "x", count: 256)
+        let times = try await database.withConnection { connection -> [Double] in
+            try connection.execute(script: "SET synchronous_commit = on")
+            var times: [Double] = []
+            for index in 0..<(samples + 20) {
+                let start = Stopwatch.now()
+                try connection.query("INSERT INTO insert_probes (id, body) VALUES (\(UUID()), \(body))")
+                if index >= 20 { times.append(Stopwatch.now() - start) }
+            }
+            return times
+        }
+        try await database.close()
+        return times
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// A student of the simulated campus, signed up for this run, with the socket and mailbox of their feed. The
+/// socket sends offers and chat messages to the ledger, and every entry to the mailbox.
+final class Student: Sendable {
+    let index: Int
+    let id: String
+    let email: String
+    let password: String
+    let token: String
+    let mailbox: Mailbox
+    let socket: FeedSocket
+
+    init(
+        index: Int, id: String, email: String, password: String, token: String, gateway: Gateway, ledger: Ledger,
+        measurements: Measurements, logger: Logger
+    ) {
+        self.index = index
+        self.id = id
+        self.email = email
+        self.password = password
+        self.token = token
+        let mailbox = Mailbox()
+        self.mailbox = mailbox
+        socket = FeedSocket(
+            userId: id, measurements: measurements, logger: logger, url: { gateway.streamURL(token: token, after: $0) }
+        ) { event in
+            switch event.type {
+            case "offer.made":
+                if let orderId = event.data.id("orderId") { ledger.offerArrived(order: orderId, at: event.receivedAt) }
+            case "message.sent":
+                if let messageId = event.data.id("messageId") {
+                    ledger.messageArrived(messageId, on: id, at: event.receivedAt)
+                }
+            default:
+                break
+            }
+            mailbox.deliver(event)
+        }
+    }
+}
+
+/// A place of the bundled campus as the places API answers it.
+struct CampusPlace: Sendable {
+    var id: String
+    var name: String
+    var latitude: Double
+    var longitude: Double
+}
+
+/// The students of one run: signed up through the gateway at the start (bcrypt makes this slow, so it is done
+/// once and reported apart), each holding a socket whose entries go to the ledger and to their mailbox.
+struct Population: Sendable {
+    let students: [Student]
+    let restaurants: [CampusPlace]
+    let buildings: [CampusPlace]
+
+    static let campusCenter = (latitude: 60.1712, longitude: 24.9497)
+
+    /// Signs up `count` students `concurrency` at a time, then finds the restaurants and buildings nearest the
+    /// campus centre.
+    static func signUp(
+        count: Int, concurrency: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements,
+        logger: Logger
+    ) async throws -> Population {
+        let next = NIOLockedValueBox(0)
+        let students = try await withThrowingTaskGroup(of: [Student].self) { group in
+            for _ in 0..<max(1, concurrency) {
+                group.addTask {
+                    var made: [Student] = []
+                    while true {
+                        let index = next.withLockedValue { value -> Int in
+                            defer { value += 1 }
+                            return value
+                        }
+                        guard index < count else { return made }
+                        made.append(
+                            try await signUp(
+                                index: index, runTag: runTag, gateway: gateway, ledger: ledger, measurements: measurements,
+                                logger: logger))
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }.sorted { $0.index < $1.index }
+        }
+        guard let token = students.first?.token else { throw LoadError("no student could sign up") }
+        func nearest(_ kind: String, limit: Int) async throws -> [CampusPlace] {
+            let path =
+                "/v1/places/nearby?lat=\(campusCenter.latitude)&lon=\(campusCenter.longitude)&radius=1500&kind=\(kind)&limit=\(limit)"
+            guard let answer = await gateway.call(.GET, path, operation: "GET /v1/places/nearby", token: token),
+                answer.isSuccess
+            else { throw LoadError("the places service did not answer \(path)") }
+            return answer.json.objects("places").compactMap { place in
+                guard let id = place.id("id"), let name = place.string("name"),
+                    let latitude = place["latitude"] as? Double, let longitude = place["longitude"] as? Double
+                else { return nil }
+                return CampusPlace(id: id, name: name, latitude: latitude, longitude: longitude)
+            }
+        }
+        // A day's custom gathers at a few places: the restaurants and buildings nearest the campus centre.
+        let restaurants = try await nearest("restaurant", limit: 20)
+        let buildings = try await nearest("building", limit: 25)
+        guard !restaurants.isEmpty, !buildings.isEmpty else {
+            throw LoadError("no places near the campus centre: import data/helsinki-centre-places.geojson (scripts/up does)")
+        }
+        return Population(students: students, restaurants: restaurants, buildings: buildings)
+    }
+
+    private static func signUp(
+        index: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements, logger: Logger
+    ) async throws -> Student {
+        let email = "load.\(runTag).\(index)@helsinki.fi"
+        let password = "Campus-\(UUID().uuidString.prefix(12))"
+        for attempt in 1...3 {
+            let answer = await gateway.call(
+                .POST, "/v1/auth/signup", token: nil,
+                body: ["email": email, "password": password, "name": "Student \(index)"])
+            if let answer, answer.isSuccess, let token = answer.json.string("accessToken"),
+                let id = answer.json.object("user")?.id("id")
+            {
+                return Student(
+                    index: index, id: id, email: email, password: password, token: token, gateway: gateway,
+                    ledger: ledger, measurements: measurements, logger: logger)
+            }
+            if answer?.status == 409 { throw LoadError("\(email) exists already: run tags must differ between runs") }
+            try await Task.sleep(for: .seconds(attempt))
+        }
+        throw LoadError("could not sign up \(email)")
+    }
+
+    /// Opens every student's socket and waits until all are up (or `timeout` passes); returns the tasks that
+    /// hold them until `closeSockets()`.
+    func openSockets(reconnectEvery: Double?, timeout: Double = 60) async -> [Task<Void, Never>] {
+        let connected = NIOLockedValueBox(0)
+        let tasks = students.map { student in
+            Task { await student.socket.run(reconnectEvery: reconnectEvery) { connected.withLockedValue { $0 += 1 } } }
+        }
+        let deadline = Stopwatch.now() + timeout
+        while connected.withLockedValue({ $0 }) < students.count, Stopwatch.now() < deadline {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return tasks
+    }
+
+    func closeSockets(_ tasks: [Task<Void, Never>]) async {
+        for student in students { student.socket.stop() }
+        for task in tasks { await task.value }
+    }
+}
+
+/// A failure that stops the run, with what to do about it.
+struct LoadError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
