@@ -15,6 +15,7 @@ struct ChatScenario {
     struct Pair: Sendable {
         var deliverer: Student
         var orderer: Student
+        var runId: String
         var matchId: String
         var conversationId: String
     }
@@ -39,6 +40,7 @@ struct ChatScenario {
                 group.addTask {
                     await setUp.complete(pair.deliverer, match: pair.matchId)
                     await setUp.complete(pair.orderer, match: pair.matchId)
+                    await setUp.checkOut(pair.deliverer, run: pair.runId)
                 }
             }
         }
@@ -98,6 +100,6 @@ struct ChatScenario {
             setUp.measurements.count("pairs that could not be made")
             return nil
         }
-        return Pair(deliverer: deliverer, orderer: orderer, matchId: matchId, conversationId: conversation.id)
+        return Pair(deliverer: deliverer, orderer: orderer, runId: runId, matchId: matchId, conversationId: conversation.id)
     }
 }
