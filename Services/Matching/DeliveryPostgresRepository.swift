@@ -226,15 +226,7 @@ private struct DeliveryStore {
                 runId: id, campus: caller.campus, delivererId: caller.userId, restaurant: restaurant,
                 destination: destination, capacity: capacity, closesAt: closesAt, version: 1), on: connection)
         // A run that opens later is matched against the orders already waiting there.
-        let waiting = try connection.query(
-            """
-            SELECT id FROM orders WHERE restaurant_id = \(restaurantId) AND campus = \(caller.campus) AND status = 'waiting'
-            ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED
-            """)
-        for row in waiting {
-            guard try freeSeats(runId: id) > 0 else { break }
-            try dispatch(orderId: try row.decode("id"))
-        }
+        try fillSeats(of: id)
         return try run(id: id)!
     }
 
@@ -273,6 +265,25 @@ private struct DeliveryStore {
             FROM runs r WHERE r.id = \(runId) AND r.status = 'open'
             """
         ).first?.decode("free") ?? 0
+    }
+
+    /// Offers the seats a run has free (it opened, or an offer on it ended, or a match on it did) to the orders waiting
+    /// at its restaurant, oldest first.
+    func fillSeats(of runId: UUID) throws {
+        guard try freeSeats(runId: runId) > 0,
+            let run = try connection.query("SELECT restaurant_id, campus FROM runs WHERE id = \(runId)").first
+        else { return }
+        let waiting = try connection.query(
+            """
+            SELECT id FROM orders
+            WHERE restaurant_id = \(try run.decode("restaurant_id", as: UUID.self))
+              AND campus = \(try run.decode("campus", as: String.self)) AND status = 'waiting'
+            ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED
+            """)
+        for row in waiting {
+            guard try freeSeats(runId: runId) > 0 else { break }
+            try dispatch(orderId: try row.decode("id"))
+        }
     }
 
     /// Closes a run (checked out or expired): its pending offers are withdrawn and their orders dispatched again.
@@ -493,6 +504,7 @@ private struct DeliveryStore {
         try endOffer(offer, as: declined, order: order)
         try Outbox.append(OfferDeclined(offer: offer.ended), on: connection)
         try dispatch(orderId: order.id)
+        try fillSeats(of: offer.runId)
         return Offer(id: offer.id, orderId: offer.orderId, runId: offer.runId, status: declined, expiresAt: Date())
     }
 
@@ -557,6 +569,7 @@ private struct DeliveryStore {
             try setOrderStatus(order.id, try order.status.after(.delivererCancelled))
             try dispatch(orderId: order.id)
         }
+        try fillSeats(of: match.runId)
     }
 
     /// Marks one side's completion; when both have, the match and the order are complete.
@@ -582,6 +595,7 @@ private struct DeliveryStore {
         try connection.query("UPDATE runs SET held = held - 1, version = version + 1 WHERE id = \(match.runId)")
         try setOrderStatus(order.id, try order.status.after(.complete))
         try Outbox.append(MatchCompleted(match: match.parties(campus: order.campus), version: version), on: connection)
+        try fillSeats(of: match.runId)
     }
 
     // MARK: Timers
@@ -617,6 +631,7 @@ private struct DeliveryStore {
         try endOffer(offer, as: try offer.status.after(.expire), order: order)
         try Outbox.append(OfferExpired(offer: offer.ended), on: connection)
         try dispatch(orderId: order.id)
+        try fillSeats(of: offer.runId)
     }
 
     private func expireRun(_ id: UUID) throws {

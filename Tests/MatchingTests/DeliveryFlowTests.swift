@@ -206,6 +206,31 @@ import TestSupport
         let cancelled = try #require(try await app.events().first { $0.type == "match.cancelled" })
         #expect(cancelled.payload["cancelledBy"] as? String == "deliverer")
     }
+
+    @Test func aSeatThatAnOfferGivesUpGoesToAnOrderWaitingForIt() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, olli, pekka) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Pekka"))
+        let run = try await app.repository.openRun(
+            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
+        _ = try await app.repository.placeOrder(
+            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        // Pekka asks for Aino's run while its one seat is offered to Olli's order.
+        let pekkasOrder = try await app.repository.placeOrder(
+            id: nil, caller: pekka, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, items: "Salad", runId: run.id)
+        let olliOffer = try #require(try await app.pendingOffer(for: aino))
+
+        _ = try await app.repository.decline(offerId: olliOffer, caller: aino)
+        let offered = try await app.repository.order(id: pekkasOrder.id, caller: pekka)
+        let nowPending = try await app.database.pool.query(
+            "SELECT order_id FROM offers WHERE deliverer_id = \(aino.userId) AND status = 'pending'")
+
+        #expect(pekkasOrder.status == .waiting)
+        #expect(offered.status == .offered)
+        #expect(try nowPending.map { try $0.decode("order_id", as: UUID.self) } == [pekkasOrder.id])
+    }
 }
 
 /// Runs the services until `condition` holds, then shuts them down.

@@ -1,0 +1,110 @@
+"""The story Tarrare exists for, told through the gateway of the system that scripts/up started."""
+
+import uuid
+
+from conftest import Student
+
+
+def find(student, query, kind):
+    """The first place a student's search returns while typing `query`."""
+    answer = student.get("/v1/places", q=query, kind=kind, limit=5)
+    assert answer.status_code == 200, answer.text
+    places = answer.json()["places"]
+    assert places, f"nothing found for {query!r}"
+    return places[0]
+
+
+def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
+    aino = Student("Aino", mode="delivering")
+    eero = Student("Eero", mode="delivering")
+    olli = Student("Olli", mode="ordering")
+
+    # The deliverers meet at a restaurant near Porthania where nobody else is checked in (the system may be in use),
+    # and each heads to a different building near Porthania.
+    porthania = find(olli, "porthania", "building")
+    assert porthania["name"] == "Porthania"
+    busy = {entry["restaurant"]["id"] for entry in olli.get("/v1/restaurants").json()["restaurants"]}
+    eateries = aino.get(
+        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=600, kind="restaurant", limit=50)
+    restaurant = next(place for place in eateries.json()["places"] if place["id"] not in busy and len(place["name"]) >= 6)
+    nearby = aino.get(
+        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=250, kind="building", limit=50)
+    assert nearby.status_code == 200, nearby.text
+    others = [place for place in nearby.json()["places"] if place["id"] != porthania["id"] and place["distanceMeters"] > 20]
+    assert len(others) >= 2, "the campus data has buildings around Porthania"
+    closer, farther = others[0], others[-1]
+    assert closer["distanceMeters"] < farther["distanceMeters"]
+
+    aino_socket, eero_socket, olli_socket = aino.socket(), eero.socket(), olli.socket()
+    try:
+        # Matching learns of the new users and the places through events: until then it answers 404.
+        aino_run = aino.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": closer["id"]})
+        eero_run = eero.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": farther["id"]})
+
+        # The orderer types part of the name, sees the restaurant among those with deliverers, and both runs.
+        typed = olli.get("/v1/places", q=restaurant["name"][:6].lower(), kind="restaurant", limit=5)
+        assert restaurant["id"] in [place["id"] for place in typed.json()["places"]], typed.text
+        with_deliverers = olli.get("/v1/restaurants")
+        assert with_deliverers.status_code == 200, with_deliverers.text
+        counts = {entry["restaurant"]["id"]: entry["openRuns"] for entry in with_deliverers.json()["restaurants"]}
+        assert counts.get(restaurant["id"], 0) >= 2
+        runs = olli.get(f"/v1/restaurants/{restaurant['id']}/runs", lat=porthania["latitude"], lon=porthania["longitude"])
+        assert runs.status_code == 200, runs.text
+        listed = {run["id"]: run for run in runs.json()["runs"]}
+        assert {aino_run.json()["id"], eero_run.json()["id"]} <= listed.keys()
+        assert listed[aino_run.json()["id"]]["delivererName"] == "Aino"
+        assert listed[eero_run.json()["id"]]["delivererName"] == "Eero"
+        assert listed[aino_run.json()["id"]]["distanceMeters"] < listed[eero_run.json()["id"]]["distanceMeters"]
+
+        # The order goes to Porthania without choosing a run: the better-placed deliverer hears of it first.
+        order = olli.post("/v1/orders", {"restaurantId": restaurant["id"], "destinationId": porthania["id"], "items": "Lunch of the day"})
+        assert order.status_code == 201, order.text
+        order_id = order.json()["id"]
+        first = aino_socket.wait_for("offer.made", orderId=order_id)
+        assert first is not None, "Aino's socket heard no offer"
+        assert aino.post(f"/v1/offers/{first['data']['offerId']}/decline").status_code == 200
+
+        second = eero_socket.wait_for("offer.made", orderId=order_id)
+        assert second is not None, "Eero's socket heard no offer after Aino declined"
+        accepted = eero.post(f"/v1/offers/{second['data']['offerId']}/accept")
+        assert accepted.status_code == 200, accepted.text
+        match_id = accepted.json()["id"]
+        assert olli_socket.wait_for("match.accepted", match__matchId=match_id) is not None
+        assert [entry for entry in aino_socket.entries if entry["type"] == "offer.made" and entry["data"]["orderId"] == order_id] == [first]
+
+        # They chat, each hearing the other live.
+        chat = f"/v1/conversations/{match_id}"
+        for student in (olli, eero):
+            assert student.when_known("GET", f"{chat}/messages", expected=200)
+        listed = olli.get("/v1/conversations").json()["conversations"]
+        assert [(entry["id"].lower(), entry["otherMember"]["name"]) for entry in listed] == [(match_id.lower(), "Eero")]
+        for sender, receiver, text in [
+            (eero, olli_socket, f"Hei! I'm at {restaurant['name']}, your lunch is coming"),
+            (olli, eero_socket, "Kiitos! Porthania, second floor lobby"),
+        ]:
+            sent = sender.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": text})
+            assert sent.status_code == 201, sent.text
+            assert receiver.wait_for("message.sent", text=text) is not None, f"{text!r} not heard live"
+
+        # Both mark the delivery complete; the chat leaves both lists and takes no more messages.
+        assert olli.post(f"/v1/matches/{match_id}/complete").status_code == 200
+        assert eero.post(f"/v1/matches/{match_id}/complete").status_code == 200
+        assert olli_socket.wait_for("match.completed", match__matchId=match_id) is not None
+        for student, socket in [(olli, olli_socket), (eero, eero_socket)]:
+            assert socket.wait_for("conversation.closed") is not None
+            assert student.get("/v1/conversations").json()["conversations"] == []
+        late = olli.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Thanks again"})
+        assert late.status_code == 409
+        assert late.headers["content-type"].startswith("application/problem+json")
+
+        # Every socket heard its feed gapless and without repeats.
+        for socket in (aino_socket, eero_socket, olli_socket):
+            seqs = [entry["seq"] for entry in socket.entries]
+            assert seqs == list(range(1, len(seqs) + 1))
+    finally:
+        for socket in (aino_socket, eero_socket, olli_socket):
+            socket.close()
+        for student in (aino, eero):
+            for run in olli.get(f"/v1/restaurants/{restaurant['id']}/runs").json().get("runs", []):
+                if run["delivererId"] == student.id:
+                    student.http.delete(f"/v1/runs/{run['id']}")
