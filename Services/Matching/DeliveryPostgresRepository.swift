@@ -431,9 +431,16 @@ private struct DeliveryStore {
         try connection.query("SELECT name FROM places WHERE id = \(id)").first?.decode("name") ?? ""
     }
 
+    /// Withdraws the offer of an order that is going away; its seat goes to the orders waiting at the restaurant.
     func withdrawPendingOffer(orderId: UUID) throws {
-        try connection.query(
-            "UPDATE offers SET status = 'withdrawn', version = version + 1 WHERE order_id = \(orderId) AND status = 'pending'")
+        let freed = try connection.query(
+            """
+            UPDATE offers SET status = 'withdrawn', version = version + 1 WHERE order_id = \(orderId) AND status = 'pending'
+            RETURNING run_id
+            """)
+        for row in freed {
+            try fillSeats(of: try row.decode("run_id"))
+        }
     }
 
     // MARK: Offers

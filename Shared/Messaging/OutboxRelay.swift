@@ -14,6 +14,10 @@ public struct OutboxRelay: Service {
     let status: BrokerStatus
     let logger: Logger
     var batchSize = 100
+    /// The types of this service's events that some queue takes.
+    var boundTypes: Set<String> {
+        Set(topology.queues.filter { $0.producer == service }.flatMap(\.types))
+    }
 
     public init(
         service: String, topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus,
@@ -80,7 +84,10 @@ public struct OutboxRelay: Service {
             """)
         guard !rows.isEmpty else { return 0 }
         var ids: [String] = []
-        var ephemeral = Set<String>()
+        // Messages some queue of the topology is bound to take; a live message or an event no service consumes yet
+        // may come back unrouted.
+        var awaited = Set<String>()
+        let boundTypes = self.boundTypes
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         for row in rows {
@@ -88,7 +95,7 @@ public struct OutboxRelay: Service {
             let type = try row.decode("type", as: String.self)
             let schemaVersion = try row.decode("schema_version", as: Int.self)
             let exchange: String? = try row.decode("exchange")
-            if exchange != nil { ephemeral.insert(id.uuidString.lowercased()) }
+            if exchange == nil && boundTypes.contains(type) { awaited.insert(id.uuidString.lowercased()) }
             lastTag = try broker.publish(
                 OutgoingMessage(
                     exchange: exchange ?? Topology.exchange(of: service), routingKey: try row.decode("routing_key") ?? type,
@@ -103,8 +110,7 @@ public struct OutboxRelay: Service {
             // NB: rows stay unsent and go again in order; consumers drop the copies that did arrive.
             throw AMQPError("the broker refused \(nacked.count) of \(rows.count) messages")
         }
-        // NB: a live message nobody listens to (the user has no open socket) is expected; an event is not.
-        for messageId in returned where !ephemeral.contains(messageId) {
+        for messageId in returned where awaited.contains(messageId) {
             logger.warning("event had no queue bound to its type", metadata: ["messageId": "\(messageId)"])
         }
         try database.query("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
