@@ -14,8 +14,10 @@ struct StreamController: Sendable {
     func addRoutes(to router: Router<ServiceRequestContext>) {
         let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
         group.get("/v1/notifications", use: poll)
-        // Reached when the upgrade was refused or not asked for: a bad token has already answered 401 here.
-        group.get("/v1/stream") { _, _ -> Response in
+        // Reached when the upgrade was refused or not asked for: a bad token has already answered 401 here, and a
+        // bad `after` answers 400 before the client is told to upgrade.
+        group.get("/v1/stream") { request, _ -> Response in
+            _ = try FeedRules.after(request.uri.queryParameters.get("after"))
             throw Problem(.upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.", headers: [.upgrade: "websocket"])
         }
         group.post("/v1/devices", use: registerDevice)

@@ -71,3 +71,52 @@ public struct BodyLimitMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 }
+
+/// Answers 405 with `Allow` where the router alone would answer 404: a path the service serves, asked with a
+/// method it does not serve there. The methods come from the OpenAPI description, which a debug build keeps equal
+/// to the routes (`checkDescription`).
+public struct MethodNotAllowedMiddleware: RouterMiddleware {
+    public typealias Context = ServiceRequestContext
+    /// Each documented path as its segments (`nil` for a parameter), with the methods it answers.
+    let paths: [(segments: [Substring?], methods: Set<String>)]
+
+    public init(openAPI: String) {
+        var methodsByPath: [String: Set<String>] = [:]
+        for operation in OpenAPICoverage.operations(in: openAPI) {
+            let parts = operation.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            methodsByPath[String(parts[1]), default: []].insert(String(parts[0]))
+        }
+        paths = methodsByPath.map { path, methods in
+            (path.split(separator: "/", omittingEmptySubsequences: false).map { $0 == "{}" ? nil : $0 }, methods)
+        }
+    }
+
+    public func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let allowed = allowedMethods(at: request.uri.path)
+            guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
+            let list = allowed.sorted().joined(separator: ", ")
+            throw Problem(
+                .methodNotAllowed, detail: "\(request.uri.path) answers \(list) only.", headers: [.allow: list])
+        }
+    }
+
+    /// The methods of every documented path that `path` matches.
+    func allowedMethods(at path: String) -> Set<String> {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        var allowed = Set<String>()
+        for candidate in paths where candidate.segments.count == segments.count {
+            let matches = zip(candidate.segments, segments).allSatisfy { expected, actual in
+                expected.map { $0 == actual } ?? !actual.isEmpty
+            }
+            if matches { allowed.formUnion(candidate.methods) }
+        }
+        return allowed
+    }
+}

@@ -59,12 +59,40 @@ extension Request {
     /// Decodes the JSON body, turning every malformed or mistyped input into a 400 problem that names the field.
     public func decodeJSON<T: Decodable>(as type: T.Type, context: ServiceRequestContext) async throws -> T {
         // NB: Hummingbird's own decode turns decoding errors into a bare 400; this keeps the field that failed.
-        let body = try await self.body.collect(upTo: .max)
+        let body = Data(try await self.body.collect(upTo: .max).readableBytesView)
+        let value: T
         do {
-            return try context.requestDecoder.decode(type, from: Data(body.readableBytesView))
+            value = try context.requestDecoder.decode(type, from: body)
         } catch let error as DecodingError {
             throw Problem(decoding: error)
         }
+        // NB: the decoder reads `"field": null` as a missing optional; no field of the API takes null, so a client
+        // that sends one hears which field instead of having it silently ignored.
+        if body.contains(Self.nullBytes), let field = Self.firstNull(in: try? JSONSerialization.jsonObject(with: body)) {
+            throw Problem.invalid(field, "\(field) must not be null; leave it out instead.")
+        }
+        return value
+    }
+
+    private static let nullBytes = Data("null".utf8)
+
+    /// The path of the first JSON null inside `json` (`items.[2].name`), if there is one.
+    private static func firstNull(in json: Any?, path: String? = nil) -> String? {
+        switch json {
+        case is NSNull:
+            return path ?? "body"
+        case let object as [String: Any]:
+            for key in object.keys.sorted() {
+                if let found = firstNull(in: object[key], path: path.map { "\($0).\(key)" } ?? key) { return found }
+            }
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                if let found = firstNull(in: element, path: (path.map { "\($0)." } ?? "") + "[\(index)]") { return found }
+            }
+        default:
+            break
+        }
+        return nil
     }
 }
 

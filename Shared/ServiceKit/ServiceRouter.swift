@@ -13,6 +13,9 @@ public func makeServiceRouter(
     let router = Router(context: ServiceRequestContext.self)
     router.add(middleware: MetricsMiddleware(registry: metrics))
     router.add(middleware: ProblemMiddleware())
+    if let openAPI {
+        router.add(middleware: MethodNotAllowedMiddleware(openAPI: openAPI))
+    }
     router.add(middleware: BodyLimitMiddleware(limit: configuration.maxBodyBytes))
     router.get("/health/live") { _, _ in ["status": "ok"] }
     router.get("/health/ready") { _, _ -> [String: String] in
