@@ -23,10 +23,6 @@ ROOT = HERE.parents[1]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 GATEWAY_TEMPLATE = ROOT / "gateway" / "routes.conf.template"
 
-# Services the gateway routes to that have no executable yet: their upstreams point nowhere for now. Remove a
-# name when its service joins Package.swift and docker-compose.yml.
-NOT_YET_BUILT: set[str] = set()
-
 # What every service needs in production, and accounts' signing key: the source scan must find at least these.
 KNOWN_REQUIRED = {"POSTGRES_URL", "AMQP_URL", "JWT_PUBLIC_KEY"}
 KNOWN_REQUIRED_BY_SERVICE = {"accounts": {"JWT_PRIVATE_KEY"}}
@@ -153,6 +149,11 @@ def template_upstreams() -> dict[str, str]:
     return dict(re.findall(r"upstream\s+(\w+)\s*\{\s*server\s+\$\{(\w+)\}", gateway_template()))
 
 
+def upstream_service(upstream: str) -> str:
+    """The compose service an upstream reaches: NOTIFICATIONS_UPSTREAM is notifications."""
+    return template_upstreams()[upstream].removesuffix("_UPSTREAM").lower()
+
+
 def template_routes() -> list[tuple[str, str]]:
     """(location, upstream) for every location that proxies."""
     return [
@@ -266,22 +267,16 @@ def assert_ignored_by_git(path: Path):
 # --- (c) The gateway routes only to services that exist -------------------------------------------------------
 
 
-def test_every_route_goes_to_a_service_or_one_not_yet_built():
+def test_every_route_goes_to_a_service():
     upstreams = template_upstreams()
     routes = template_routes()
     assert routes, "no proxying location found in the template"
 
     for location, upstream in routes:
         assert upstream in upstreams, f"location {location} proxies to {upstream}, which has no upstream block"
-        assert upstream in services() or upstream in NOT_YET_BUILT, (
-            f"location {location} proxies to {upstream}: no such compose service, and not listed as not yet built"
+        assert upstream_service(upstream) in services(), (
+            f"location {location} proxies to {upstream}, whose address names no compose service"
         )
-
-
-def test_not_yet_built_lists_only_what_is_missing():
-    built = (NOT_YET_BUILT & set(services())) | (NOT_YET_BUILT & set(executable_products()))
-
-    assert not built, f"{sorted(built)} exist now: take them out of NOT_YET_BUILT and route to them"
 
 
 def test_gateway_sets_every_variable_of_the_template():
@@ -301,13 +296,12 @@ def test_upstreams_of_existing_services_point_at_their_port():
     depends_on = gateway.get("depends_on") or {}
 
     for upstream, variable in template_upstreams().items():
-        if upstream in NOT_YET_BUILT:
-            continue
-        port = environment(services()[upstream])["HTTP_PORT"]
-        assert env[variable] == f"{upstream}:{port}", f"{variable} must be {upstream}:{port}"
+        service = upstream_service(upstream)
+        port = environment(services()[service])["HTTP_PORT"]
+        assert env[variable] == f"{service}:{port}", f"{variable} must be {service}:{port}"
         # nginx resolves the names when it starts.
-        assert depends_on.get(upstream, {}).get("condition") == "service_healthy", (
-            f"the gateway must wait for {upstream} to be healthy"
+        assert depends_on.get(service, {}).get("condition") == "service_healthy", (
+            f"the gateway must wait for {service} to be healthy"
         )
 
 
@@ -341,10 +335,15 @@ def test_each_swift_service_runs_a_declared_executable():
         assert service.get("build") in (".", {"context": "."}), f"{name} must be built from the Dockerfile"
 
 
-def test_each_executable_runs_as_a_service():
+def test_each_service_executable_runs_as_a_service():
     servers = {executable_of(s) for s in swift_services().values() if len(command(s)) == 1}
+    # Tools (the load generator) are executables too, but not services.
+    service_products = {
+        name for name, targets in executable_products().items()
+        if all(target_path(target).is_relative_to(ROOT / "Services") for target in targets)
+    }
 
-    missing = set(executable_products()) - servers
+    missing = service_products - servers
 
     assert not missing, f"docker-compose.yml runs no service for {sorted(missing)}"
 
@@ -518,7 +517,7 @@ def test_postgres_init_creates_each_service_database(generated, tmp_path):
     subprocess.run([init], env=env, check=True, stdin=subprocess.DEVNULL, capture_output=True)
 
     calls = log.read_text()
-    for owner in {executable_of(s) for s in swift_services().values()} | NOT_YET_BUILT:
+    for owner in {executable_of(s) for s in swift_services().values()}:
         password = variables[f"{owner.upper()}_DB_PASSWORD"]
         assert f"name={owner} " in calls and f"password={password}" in calls, f"init.sh does not create {owner}"
     places = calls[calls.index("--dbname places\n") :]

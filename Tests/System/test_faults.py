@@ -5,7 +5,11 @@ import os
 import signal
 import subprocess
 import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 
+import pika
 import pytest
 
 from conftest import ROOT, Student, eventually
@@ -39,6 +43,7 @@ def pid(service):
 
 
 def test_rabbitmq_stopped_and_started_mid_flow(system, pairs):
+    since = datetime.now(timezone.utc)
     with Traffic(pairs) as traffic:
         assert traffic.wait_for_deliveries(PAIRS), traffic.errors
         infra("stop", "rabbitmq")
@@ -46,11 +51,12 @@ def test_rabbitmq_stopped_and_started_mid_flow(system, pairs):
         infra("start", "rabbitmq")
         assert traffic.wait_for_deliveries(2 * PAIRS, timeout=180), traffic.errors
     assert traffic.errors == []
-    verify(system, pairs)
+    verify(system, pairs, since)
 
 
 @pytest.mark.parametrize("service", ["notifications", "chat", "matching"])
 def test_a_consumer_killed_mid_flow_loses_and_repeats_nothing(system, pairs, service):
+    since = datetime.now(timezone.utc)
     with Traffic(pairs) as traffic:
         assert traffic.wait_for_deliveries(PAIRS), traffic.errors
         # Killed with work in hand: events applied but not yet acknowledged come again and the inbox drops them.
@@ -59,10 +65,11 @@ def test_a_consumer_killed_mid_flow_loses_and_repeats_nothing(system, pairs, ser
         restart(service)
         assert traffic.wait_for_deliveries(2 * PAIRS, timeout=180), traffic.errors
     assert traffic.errors == []
-    verify(system, pairs)
+    verify(system, pairs, since)
 
 
 def test_postgresql_restarted_mid_flow(system, pairs):
+    since = datetime.now(timezone.utc)
     with Traffic(pairs) as traffic:
         assert traffic.wait_for_deliveries(PAIRS), traffic.errors
         infra("stop", "postgres")
@@ -70,4 +77,49 @@ def test_postgresql_restarted_mid_flow(system, pairs):
         infra("start", "postgres")
         assert traffic.wait_for_deliveries(2 * PAIRS, timeout=180), traffic.errors
     assert traffic.errors == []
-    verify(system, pairs)
+    verify(system, pairs, since)
+
+
+def test_a_service_stopped_gracefully_finishes_the_requests_in_flight(system, pairs):
+    since = datetime.now(timezone.utc)
+    with Traffic(pairs) as traffic:
+        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+        # Sign-ups take a while (a slow password hash): a burst of them is in flight when accounts is told to stop.
+        with ThreadPoolExecutor(max_workers=12) as pool:
+            signups = [pool.submit(Student, f"Late{index}") for index in range(12)]
+            time.sleep(0.5)
+            os.kill(pid("accounts"), signal.SIGTERM)
+            failed = [str(future.exception()) for future in signups if future.exception() is not None]
+        assert failed == []
+        assert eventually(lambda: not alive(pid("accounts")), timeout=15), "accounts did not stop"
+        restart("accounts")
+        assert traffic.wait_for_deliveries(PAIRS, timeout=180), traffic.errors
+    assert traffic.errors == []
+    verify(system, pairs, since)
+
+
+def test_a_poison_message_is_dead_lettered_and_the_rest_flows(system, pairs):
+    since = datetime.now(timezone.utc)
+    broker = pika.BlockingConnection(pika.URLParameters(system["TEST_AMQP_URL"]))
+    channel = broker.channel()
+    depth = lambda queue: channel.queue_declare(queue, passive=True).method.message_count
+    before = {queue: depth(queue) for queue in ("chat.matching.dead", "notifications.matching.dead")}
+    with Traffic(pairs) as traffic:
+        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+        channel.basic_publish(
+            "matching.events", "match.accepted", b'{"match": "not one"',
+            pika.BasicProperties(message_id=str(uuid.uuid4()), type="match.accepted.v1", delivery_mode=2))
+        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+    assert traffic.errors == []
+    assert eventually(lambda: all(depth(queue) == count + 1 for queue, count in before.items()), timeout=30), \
+        {queue: depth(queue) for queue in before}
+    broker.close()
+    verify(system, pairs, since)
+
+
+def alive(process):
+    try:
+        os.kill(process, 0)
+        return True
+    except ProcessLookupError:
+        return False
