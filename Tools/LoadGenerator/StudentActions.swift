@@ -35,8 +35,15 @@ struct StudentActions: Sendable {
         return answer.json.id("id")
     }
 
+    /// Checks out, trying again (as the app does) while the gateway or the service is away: a run left open would
+    /// refuse the deliverer's next check-in.
     func checkOut(_ deliverer: Student, run runId: String) async {
-        await gateway.call(.DELETE, "/v1/runs/\(runId)", operation: "DELETE /v1/runs/{id}", token: deliverer.token, expected: [409])
+        for attempt in 1...5 {
+            let answer = await gateway.call(
+                .DELETE, "/v1/runs/\(runId)", operation: "DELETE /v1/runs/{id}", token: deliverer.token, expected: [409])
+            if let answer, answer.status < 500 { return }
+            try? await Task.sleep(for: .milliseconds(200 * attempt))
+        }
     }
 
     /// Places an order (for `runId` when given) and returns its id; the ledger times it until its first offer.
