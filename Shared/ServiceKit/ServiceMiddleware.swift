@@ -120,3 +120,23 @@ public struct MethodNotAllowedMiddleware: RouterMiddleware {
         return allowed
     }
 }
+
+/// Refuses a query parameter that holds U+0000 with a 400 naming it: PostgreSQL text cannot hold the character, and
+/// on its way there the value would be cut short at it.
+public struct QueryTextMiddleware: RouterMiddleware {
+    public typealias Context = ServiceRequestContext
+
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        if request.uri.query?.contains("%00") == true,
+            let parameter = request.uri.queryParameters.first(where: { $0.value.contains("\u{0}") })
+        {
+            throw Problem.invalid(String(parameter.key), "\(parameter.key) must not contain the character U+0000.")
+        }
+        return try await next(request, context)
+    }
+}

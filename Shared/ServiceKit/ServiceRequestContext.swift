@@ -67,27 +67,37 @@ extension Request {
             throw Problem(decoding: error)
         }
         // NB: the decoder reads `"field": null` as a missing optional; no field of the API takes null, so a client
-        // that sends one hears which field instead of having it silently ignored.
-        if body.contains(Self.nullBytes), let field = Self.firstNull(in: try? JSONSerialization.jsonObject(with: body)) {
-            throw Problem.invalid(field, "\(field) must not be null; leave it out instead.")
+        // that sends one hears which field instead of having it silently ignored. A string with U+0000 would be cut
+        // short on its way to PostgreSQL (whose text cannot hold it), so it is refused too.
+        if body.contains(Self.nullBytes) || body.contains(Self.nulCharacterBytes),
+            let refused = Self.firstRefusedValue(in: try? JSONSerialization.jsonObject(with: body))
+        {
+            throw Problem.invalid(refused.field, "\(refused.field) \(refused.problem)")
         }
         return value
     }
 
     private static let nullBytes = Data("null".utf8)
+    private static let nulCharacterBytes = Data(#"\u0000"#.utf8)
 
-    /// The path of the first JSON null inside `json` (`items.[2].name`), if there is one.
-    private static func firstNull(in json: Any?, path: String? = nil) -> String? {
+    /// The path (`items.[2].name`) of the first JSON null or string holding U+0000 inside `json`, and what is wrong.
+    private static func firstRefusedValue(in json: Any?, path: String? = nil) -> (field: String, problem: String)? {
         switch json {
         case is NSNull:
-            return path ?? "body"
+            return (path ?? "body", "must not be null; leave it out instead.")
+        case let string as String:
+            return string.contains("\u{0}") ? (path ?? "body", "must not contain the character U+0000.") : nil
         case let object as [String: Any]:
             for key in object.keys.sorted() {
-                if let found = firstNull(in: object[key], path: path.map { "\($0).\(key)" } ?? key) { return found }
+                if let found = firstRefusedValue(in: object[key], path: path.map { "\($0).\(key)" } ?? key) {
+                    return found
+                }
             }
         case let array as [Any]:
             for (index, element) in array.enumerated() {
-                if let found = firstNull(in: element, path: (path.map { "\($0)." } ?? "") + "[\(index)]") { return found }
+                if let found = firstRefusedValue(in: element, path: (path.map { "\($0)." } ?? "") + "[\(index)]") {
+                    return found
+                }
             }
         default:
             break

@@ -17,6 +17,7 @@ public func makeServiceRouter(
         router.add(middleware: MethodNotAllowedMiddleware(openAPI: openAPI))
     }
     router.add(middleware: BodyLimitMiddleware(limit: configuration.maxBodyBytes))
+    router.add(middleware: QueryTextMiddleware())
     router.get("/health/live") { _, _ in ["status": "ok"] }
     router.get("/health/ready") { _, _ -> [String: String] in
         let isDatabaseReady = (try? await database.query("SELECT 1 AS one")) != nil
