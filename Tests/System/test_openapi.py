@@ -240,6 +240,38 @@ def test_service_answers_as_its_openapi_description_says(
     assert completed.returncode == 0, f"schemathesis found problems in {service} ({schema_url}):\n{report}"
 
 
+@pytest.mark.parametrize(
+    "service, method, path, body, field",
+    [
+        # Found by schemathesis: libpq cut the value short at U+0000 (a sign-up stored the email as "x"; a login with
+        # one answered 500).
+        ("accounts", "POST", "/v1/auth/signup", {"email": "x\u0000y@helsinki.fi", "password": "Fuzz-a1b2c3d4", "name": "X"}, "email"),
+        ("accounts", "POST", "/v1/auth/login", {"email": "x\u0000y@helsinki.fi", "password": "Fuzz-a1b2c3d4"}, "email"),
+        ("notifications", "POST", "/v1/devices", {"token": "a\u0000b", "platform": "ios"}, "token"),
+        ("places", "GET", "/v1/places?q=a%00b", None, "q"),
+        # Found by schemathesis: a null was read as "left out" and the request succeeded.
+        ("accounts", "PATCH", "/v1/me", {"name": "Fuzz", "mode": None}, "mode"),
+        ("notifications", "GET", "/v1/stream?after=-1", None, "after"),
+    ],
+)
+def test_bad_input_found_by_fuzzing_is_a_problem_naming_the_field(service, method, path, body, field, openapi_access_token):
+    answer = httpx.request(
+        method, _url(service, path), json=body, headers={"Authorization": f"Bearer {openapi_access_token}"}, timeout=30
+    )
+
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json()["field"] == field
+
+
+def test_a_method_a_path_does_not_answer_is_405_with_allow(openapi_access_token):
+    answer = httpx.put(_url("accounts", "/v1/me"), headers={"Authorization": f"Bearer {openapi_access_token}"}, timeout=30)
+
+    assert answer.status_code == 405, answer.text
+    assert answer.headers["allow"] == "GET, PATCH"
+    assert answer.headers["content-type"] == "application/problem+json"
+
+
 # Hooks of the schemathesis process, which loads this file through SCHEMATHESIS_HOOKS (as `_schemathesis_hooks`).
 if __name__ == "_schemathesis_hooks":
     import schemathesis
