@@ -228,8 +228,8 @@ def test_service_answers_as_its_openapi_description_says(
     ]
     if SEED:
         command += ["--seed", SEED]
+    environment = {**os.environ, "SCHEMATHESIS_HOOKS": os.path.abspath(__file__), KNOWN_IDS_VARIABLE: json.dumps(known_ids)}
     try:
-        environment = {**os.environ, "SCHEMATHESIS_HOOKS": os.path.abspath(__file__), KNOWN_IDS_VARIABLE: json.dumps(known_ids)}
         completed = subprocess.run(
             command, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS, cwd=tmp_path, env=environment
         )
