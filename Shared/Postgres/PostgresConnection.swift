@@ -55,6 +55,11 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with its parameters and returns its rows.
     @discardableResult
     public func query(_ sql: SQL) throws -> PostgresRows {
+        // NB: libpq sends parameters as C strings, so a U+0000 would silently cut the value short. PostgreSQL text
+        // cannot hold one anyway: refuse it as the server refuses such bytes.
+        if sql.parameters.contains(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
+        }
         let result = withCStringArray(sql.parameters) { parameterPointers in
             PQexecParams(
                 connection, sql.text, Int32(sql.parameters.count), nil, parameterPointers, nil, nil, 0)

@@ -40,6 +40,18 @@ import TestSupport
         #expect(try rows.first?.decode("name", as: String.self) == attack)
     }
 
+    @Test func aValueWithAZeroCharacterIsRefusedNotCutShort() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+
+        let error = await #expect(throws: PostgresError.self) {
+            try await database.pool.query("INSERT INTO things (id, name) VALUES (\(UUID()), \("Aino\u{0}Virtanen"))")
+        }
+        let stored = try await database.pool.query("SELECT 1 FROM things")
+
+        #expect(error?.sqlState == "22021")
+        #expect(stored.isEmpty)
+    }
+
     @Test func aFailedTransactionLeavesNothingBehind() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         struct Abort: Error {}
