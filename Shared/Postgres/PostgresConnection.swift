@@ -52,6 +52,23 @@ public final class PostgresConnection: @unchecked Sendable {
         PQreset(connection)
     }
 
+    /// Whether the server closed the socket: what remains to read is its end.
+    private var socketIsAtEnd: Bool {
+        let socket = PQsocket(connection)
+        guard socket >= 0 else { return true }
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) == 0
+    }
+
+    /// Reads what the server sent while the connection sat idle, without waiting: a server that shut down or
+    /// restarted has closed it, and the connection is opened again before a job starts on it. (libpq's socket never
+    /// blocks here.)
+    func reopenIfClosedWhileIdle() -> Bool {
+        guard PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK || socketIsAtEnd else { return false }
+        PQreset(connection)
+        return true
+    }
+
     /// Runs one statement with its parameters and returns its rows.
     @discardableResult
     public func query(_ sql: SQL) throws -> PostgresRows {

@@ -44,6 +44,9 @@ public final class PostgresPool: Service, Sendable {
             guard let connection = idle.withLockedValue({ $0.popLast() }) else {
                 preconditionFailure("more jobs than connections")
             }
+            if connection.reopenIfClosedWhileIdle() {
+                logger.warning("PostgreSQL closed an idle connection; reconnected")
+            }
             defer {
                 if !connection.isHealthy {
                     logger.warning("PostgreSQL connection broken; reconnecting")

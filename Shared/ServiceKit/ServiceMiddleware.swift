@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Postgres
 
 /// Turns every error into a problem+json response: problems as they are, Hummingbird's HTTP errors by status,
 /// and anything unexpected into a logged 500 whose id the client sees.
@@ -19,6 +20,12 @@ public struct ProblemMiddleware: RouterMiddleware {
             return try problem.response(from: request, context: context)
         } catch let error as any ProblemConvertible {
             return try error.problem.response(from: request, context: context)
+        } catch let error as PostgresError where error.isConnectionFailure {
+            context.logger.warning("database unreachable", metadata: ["error": "\(error)"])
+            return try Problem(
+                .serviceUnavailable, detail: "The service cannot reach its database just now; try again shortly.",
+                type: "/problems/unavailable", headers: [.retryAfter: "2"]
+            ).response(from: request, context: context)
         } catch let error as DecodingError {
             return try Problem(decoding: error).response(from: request, context: context)
         } catch let error as HTTPError {

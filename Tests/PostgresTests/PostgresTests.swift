@@ -52,6 +52,24 @@ import TestSupport
         #expect(stored.isEmpty)
     }
 
+    @Test func connectionsTheServerClosedWhileIdleAreReopenedBeforeUse() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations, poolSize: 2)
+        try await database.pool.query("SELECT 1")
+        // As when PostgreSQL restarts: the server ends every session of the pool while they sit idle.
+        let other = try PostgresConnection(url: database.url)
+        let ended = try other.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        try await Task.sleep(for: .milliseconds(200))
+
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 { group.addTask { try await database.pool.query("SELECT 1 AS one").first!.decode("one") } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(ended.count == 2)
+        #expect(answers == [1, 1, 1, 1])
+    }
+
     @Test func aFailedTransactionLeavesNothingBehind() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         struct Abort: Error {}
