@@ -4,15 +4,17 @@ and every student's feed is gapless."""
 import os
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
+import httpx
 import pika
 import pytest
 
-from conftest import ROOT, Student, eventually
+from conftest import GATEWAY, ROOT, Student, eventually
 from traffic import Pair, Traffic, verify
 
 PAIRS = 4
@@ -85,11 +87,21 @@ def test_a_service_stopped_gracefully_finishes_the_requests_in_flight(system, pa
     with Traffic(pairs) as traffic:
         assert traffic.wait_for_deliveries(PAIRS), traffic.errors
         # Sign-ups take a while (a slow password hash): a burst of them is in flight when accounts is told to stop.
-        with ThreadPoolExecutor(max_workers=12) as pool:
-            signups = [pool.submit(Student, f"Late{index}") for index in range(12)]
-            time.sleep(0.5)
+        clients = [httpx.Client(base_url=GATEWAY, timeout=60) for _ in range(12)]
+        start = threading.Barrier(len(clients) + 1)
+
+        def sign_up(client):
+            start.wait()
+            email = f"late.{uuid.uuid4().hex[:12]}@helsinki.fi"
+            return client.post("/v1/auth/signup", json={"email": email, "password": "correct horse battery", "name": "Late"})
+
+        with ThreadPoolExecutor(max_workers=len(clients)) as pool:
+            signups = [pool.submit(sign_up, client) for client in clients]
+            start.wait()
+            time.sleep(0.3)
             os.kill(pid("accounts"), signal.SIGTERM)
-            failed = [str(future.exception()) for future in signups if future.exception() is not None]
+            statuses = [future.result().status_code for future in signups]
+        failed = [status for status in statuses if status != 201]
         assert failed == []
         assert eventually(lambda: not alive(pid("accounts")), timeout=15), "accounts did not stop"
         restart("accounts")
