@@ -15,9 +15,7 @@ public struct OutboxRelay: Service {
     let logger: Logger
     var batchSize = 100
     /// The types of this service's events that some queue takes.
-    var boundTypes: Set<String> {
-        Set(topology.queues.filter { $0.producer == service }.flatMap(\.types))
-    }
+    let boundTypes: Set<String>
 
     public init(
         service: String, topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus,
@@ -25,6 +23,7 @@ public struct OutboxRelay: Service {
     ) {
         self.service = service
         self.topology = topology
+        boundTypes = Set(topology.queues.filter { $0.producer == service }.flatMap(\.types))
         self.postgresURL = postgresURL
         self.amqpURL = amqpURL
         self.status = status
@@ -87,7 +86,6 @@ public struct OutboxRelay: Service {
         // Messages some queue of the topology is bound to take; a live message or an event no service consumes yet
         // may come back unrouted.
         var awaited = Set<String>()
-        let boundTypes = self.boundTypes
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         for row in rows {

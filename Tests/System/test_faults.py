@@ -6,6 +6,7 @@ import signal
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -40,52 +41,48 @@ def restart(service):
     subprocess.run([ROOT / "scripts" / "up", service], check=True, capture_output=True)
 
 
+@contextmanager
+def mid_flow(system, pairs, more=2 * PAIRS):
+    """Deliveries going on: the block runs once some have finished; afterwards `more` must finish, none may fail,
+    and `verify` checks what every consumer and every student got."""
+    since = datetime.now(timezone.utc)
+    with Traffic(pairs) as traffic:
+        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+        yield
+        assert traffic.wait_for_deliveries(more, timeout=180), traffic.errors
+    assert traffic.errors == []
+    verify(system, pairs, since)
+
+
 def pid(service):
     return int((ROOT / ".local" / "run" / f"{service}.pid").read_text())
 
 
 def test_rabbitmq_stopped_and_started_mid_flow(system, pairs):
-    since = datetime.now(timezone.utc)
-    with Traffic(pairs) as traffic:
-        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+    with mid_flow(system, pairs):
         infra("stop", "rabbitmq")
         time.sleep(5)
         infra("start", "rabbitmq")
-        assert traffic.wait_for_deliveries(2 * PAIRS, timeout=180), traffic.errors
-    assert traffic.errors == []
-    verify(system, pairs, since)
 
 
 @pytest.mark.parametrize("service", ["notifications", "chat", "matching"])
 def test_a_consumer_killed_mid_flow_loses_and_repeats_nothing(system, pairs, service):
-    since = datetime.now(timezone.utc)
-    with Traffic(pairs) as traffic:
-        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+    with mid_flow(system, pairs):
         # Killed with work in hand: events applied but not yet acknowledged come again and the inbox drops them.
         os.kill(pid(service), signal.SIGKILL)
         time.sleep(1)
         restart(service)
-        assert traffic.wait_for_deliveries(2 * PAIRS, timeout=180), traffic.errors
-    assert traffic.errors == []
-    verify(system, pairs, since)
 
 
 def test_postgresql_restarted_mid_flow(system, pairs):
-    since = datetime.now(timezone.utc)
-    with Traffic(pairs) as traffic:
-        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+    with mid_flow(system, pairs):
         infra("stop", "postgres")
         time.sleep(3)
         infra("start", "postgres")
-        assert traffic.wait_for_deliveries(2 * PAIRS, timeout=180), traffic.errors
-    assert traffic.errors == []
-    verify(system, pairs, since)
 
 
 def test_a_service_stopped_gracefully_finishes_the_requests_in_flight(system, pairs):
-    since = datetime.now(timezone.utc)
-    with Traffic(pairs) as traffic:
-        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+    with mid_flow(system, pairs, more=PAIRS):
         # Sign-ups take a while (a slow password hash): a burst of them is in flight when accounts is told to stop.
         clients = [httpx.Client(base_url=GATEWAY, timeout=60) for _ in range(12)]
         start = threading.Barrier(len(clients) + 1)
@@ -105,28 +102,20 @@ def test_a_service_stopped_gracefully_finishes_the_requests_in_flight(system, pa
         assert failed == []
         assert eventually(lambda: not alive(pid("accounts")), timeout=15), "accounts did not stop"
         restart("accounts")
-        assert traffic.wait_for_deliveries(PAIRS, timeout=180), traffic.errors
-    assert traffic.errors == []
-    verify(system, pairs, since)
 
 
 def test_a_poison_message_is_dead_lettered_and_the_rest_flows(system, pairs):
-    since = datetime.now(timezone.utc)
     broker = pika.BlockingConnection(pika.URLParameters(system["TEST_AMQP_URL"]))
     channel = broker.channel()
     depth = lambda queue: channel.queue_declare(queue, passive=True).method.message_count
     before = {queue: depth(queue) for queue in ("chat.matching.dead", "notifications.matching.dead")}
-    with Traffic(pairs) as traffic:
-        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
+    with mid_flow(system, pairs, more=PAIRS):
         channel.basic_publish(
             "matching.events", "match.accepted", b'{"match": "not one"',
             pika.BasicProperties(message_id=str(uuid.uuid4()), type="match.accepted.v1", delivery_mode=2))
-        assert traffic.wait_for_deliveries(PAIRS), traffic.errors
-    assert traffic.errors == []
-    assert eventually(lambda: all(depth(queue) == count + 1 for queue, count in before.items()), timeout=30), \
-        {queue: depth(queue) for queue in before}
-    broker.close()
-    verify(system, pairs, since)
+        assert eventually(lambda: all(depth(queue) == count + 1 for queue, count in before.items()), timeout=30), \
+            {queue: depth(queue) for queue in before}
+        broker.close()
 
 
 def alive(process):

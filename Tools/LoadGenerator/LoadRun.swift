@@ -26,13 +26,17 @@ struct LoadRun {
         guard let campuses = await setUpGateway.call(.GET, "/v1/campuses"), campuses.isSuccess else {
             throw LoadError("no gateway answers at \(options.gateway): start the system with scripts/up")
         }
+        guard let campus = campuses.json.objects("campuses").first(where: { $0.string("domain") == Population.campus }),
+            let center = campus["center"] as? [String: Any],
+            let latitude = center["latitude"] as? Double, let longitude = center["longitude"] as? Double
+        else { throw LoadError("the system knows no campus \(Population.campus)") }
         let ledger = Ledger(measurements: measurements)
         let runTag = "\(Int(Date().timeIntervalSince1970)).\(UUID().uuidString.prefix(4).lowercased())"
 
         print("signing up \(options.population) students through \(options.gateway) (\(options.signupConcurrency) at a time)")
         let signUpStart = Stopwatch.now()
         let population = try await Population.signUp(
-            count: options.population, concurrency: options.signupConcurrency, runTag: runTag, gateway: setUpGateway,
+            count: options.population, near: (latitude, longitude), concurrency: options.signupConcurrency, runTag: runTag, gateway: setUpGateway,
             ledger: ledger, measurements: measurements, logger: logger)
         let signUpSeconds = Stopwatch.now() - signUpStart
         LoadReport.printSignUp(setUpMeasurements, students: population.students.count, seconds: signUpSeconds)

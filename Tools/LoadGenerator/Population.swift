@@ -57,12 +57,13 @@ struct Population: Sendable {
     let restaurants: [CampusPlace]
     let buildings: [CampusPlace]
 
-    static let campusCenter = (latitude: 60.1712, longitude: 24.9497)
+    /// The campus whose students are simulated (the bundled one).
+    static let campus = "helsinki.fi"
 
     /// Signs up `count` students `concurrency` at a time, then finds the restaurants and buildings nearest the
     /// campus centre.
     static func signUp(
-        count: Int, concurrency: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements,
+        count: Int, near center: (latitude: Double, longitude: Double), concurrency: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements,
         logger: Logger
     ) async throws -> Population {
         let next = NIOLockedValueBox(0)
@@ -93,7 +94,7 @@ struct Population: Sendable {
         }
         func nearest(_ kind: String, limit: Int) async throws -> [CampusPlace] {
             let path =
-                "/v1/places/nearby?lat=\(campusCenter.latitude)&lon=\(campusCenter.longitude)&radius=1500&kind=\(kind)&limit=\(limit)"
+                "/v1/places/nearby?lat=\(center.latitude)&lon=\(center.longitude)&radius=1500&kind=\(kind)&limit=\(limit)"
             guard let answer = await gateway.call(.GET, path, operation: "GET /v1/places/nearby", token: token),
                 answer.isSuccess
             else { throw LoadError("the places service did not answer \(path)") }
@@ -116,7 +117,7 @@ struct Population: Sendable {
     private static func signUp(
         index: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements, logger: Logger
     ) async throws -> Student? {
-        let email = "load.\(runTag).\(index)@helsinki.fi"
+        let email = "load.\(runTag).\(index)@\(campus)"
         let password = "Campus-\(UUID().uuidString.prefix(12))"
         for attempt in 1...3 {
             let answer = await gateway.call(
