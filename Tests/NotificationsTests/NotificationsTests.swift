@@ -72,11 +72,12 @@ struct NotificationsTestApp {
 /// A socket client that collects frames.
 enum StreamClient {
     /// Connects to the stream and returns the first `count` frames, then waits `quiet` seconds to catch extras.
+    /// Frames are also collected in `received` as they arrive, for a caller that acts on them meanwhile.
     static func frames(
         port: Int, token: String, after: Int64 = 0, count: Int, quiet: Double = 0.5, timeout: Double = 15,
+        into received: NIOLockedValueBox<[String]> = .init([]),
         whileOpen action: (@Sendable (WebSocketOutboundWriter) async throws -> Void)? = nil
     ) async throws -> [[String: Any]] {
-        let received = NIOLockedValueBox<[String]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await WebSocketClient.connect(
@@ -191,14 +192,18 @@ enum StreamClient {
 
         try await first.live { firstPort, _ in
             try await second.live { secondPort, _ in
-                async let eeroFrames = StreamClient.frames(port: secondPort, token: eeroToken, count: 2, quiet: 0.5, timeout: 30)
-                _ = try await StreamClient.frames(port: firstPort, token: ainoToken, count: 0, quiet: 1) { socket in
-                    try await Task.sleep(for: .milliseconds(500))
+                let seenByEero = NIOLockedValueBox<[String]>([])
+                async let eeroFrames = StreamClient.frames(
+                    port: secondPort, token: eeroToken, count: 2, quiet: 0.5, timeout: 30, into: seenByEero)
+                _ = try await StreamClient.frames(port: firstPort, token: ainoToken, count: 0, quiet: 0) { socket in
                     try await first.append(to: eero, text: "from Aino")
-                    // A hint is not stored and may be lost while a channel (re)connects: a typing client repeats it.
-                    for _ in 0..<10 {
+                    // Once Eero holds the entry his socket is bound on the second replica; a typing client repeats
+                    // its hint (it is not stored), so Aino types until Eero hears it.
+                    _ = try await eventually(timeout: 30) { seenByEero.withLockedValue { $0.count } >= 1 }
+                    _ = try await eventually(timeout: 20) {
                         try await socket.write(.text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
                         try await Task.sleep(for: .milliseconds(300))
+                        return seenByEero.withLockedValue { $0.count } >= 2
                     }
                 }
                 let received = try await eeroFrames
