@@ -57,7 +57,8 @@ struct FeedPostgresRepository: Sendable {
         ).first!.decode("id")
     }
 
-    /// A due push: an entry no socket took within the grace period, for a user with devices.
+    /// A due push: an entry no socket took within the grace period, with the user's device tokens (none when the
+    /// user has no device: the entry is settled all the same, so that it is never looked at again).
     struct DuePush: Sendable {
         var userId: UUID
         var seq: Int64
@@ -65,22 +66,22 @@ struct FeedPostgresRepository: Sendable {
         var tokens: [String]
     }
 
-    /// Claims up to `limit` entries for pushing and marks them pushed before anything is sent, so that no entry
-    /// is pushed twice even when several replicas run this.
-    func claimDuePushes(olderThan grace: TimeInterval, limit: Int = 100) async throws -> [DuePush] {
+    /// Claims up to `limit` due entries and marks them pushed before anything is sent, so that no entry is pushed
+    /// twice even when several replicas run this, and the entries awaiting a push stay few however many users never
+    /// register a device.
+    func claimDuePushes(olderThan grace: TimeInterval, limit: Int = 500) async throws -> [DuePush] {
         let before = Date().addingTimeInterval(-grace)
         return try await database.transaction { connection in
             try connection.query(
                 """
                 WITH due AS (
-                    SELECT user_id, seq FROM feed f
+                    SELECT user_id, seq FROM feed
                     WHERE delivered_at IS NULL AND pushed_at IS NULL AND created_at < \(before)
-                      AND EXISTS (SELECT 1 FROM devices d WHERE d.user_id = f.user_id)
                     ORDER BY created_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 )
                 UPDATE feed f SET pushed_at = now() FROM due WHERE f.user_id = due.user_id AND f.seq = due.seq
                 RETURNING f.user_id, f.seq, f.type,
-                    (SELECT json_agg(token ORDER BY token) FROM devices d WHERE d.user_id = f.user_id)::text AS tokens
+                    (SELECT coalesce(json_agg(token ORDER BY token), '[]') FROM devices d WHERE d.user_id = f.user_id)::text AS tokens
                 """
             ).map { row in
                 let tokens: String = try row.decode("tokens")

@@ -7,8 +7,11 @@ import Postgres
 import ServiceKit
 
 /// Creates and wires what notifications runs: database, relay (which also sends feed entries live), consumer
-/// of matching's and chat's events, the live channel, the push dispatcher, the HTTP and WebSocket routers.
-func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+/// of matching's and chat's events, the live channel, the push dispatcher, the HTTP and WebSocket routers. Pushes
+/// go to `pushSender`, the log unless given.
+func buildApplication(
+    _ configuration: ServiceConfiguration, logger: Logger, pushSender: (any PushSender)? = nil
+) async throws -> some ApplicationProtocol {
     guard let publicKey = configuration.jwtPublicKey else { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }
     let reader = EnvironmentReader(values: configuration.environment)
     let pushGrace = try reader.double("PUSH_GRACE_SECONDS", in: 0...3600) ?? 5
@@ -28,7 +31,7 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     let repository = FeedPostgresRepository(database: database)
     let hub = StreamHub(live: live)
     let dispatcher = PushDispatcher(
-        repository: repository, sender: LogPushSender(logger: logger), grace: pushGrace, logger: logger)
+        repository: repository, sender: pushSender ?? LogPushSender(logger: logger), grace: pushGrace, logger: logger)
     let verifier = try await AccessTokenVerifier(
         publicKeyPEM: publicKey, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
     let controller = StreamController(repository: repository, hub: hub, verifier: verifier)

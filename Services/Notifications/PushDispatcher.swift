@@ -16,8 +16,8 @@ struct LogPushSender: PushSender {
     }
 }
 
-/// Pushes each feed entry that no socket took within `grace` seconds, once: the entry is marked before sending,
-/// and replicas claim entries with SKIP LOCKED.
+/// Pushes each feed entry that no socket took within `grace` seconds to the user's devices, once: the entry is
+/// marked before sending, and replicas claim entries with SKIP LOCKED.
 struct PushDispatcher: Service {
     let repository: FeedPostgresRepository
     let sender: any PushSender
@@ -29,7 +29,13 @@ struct PushDispatcher: Service {
             do {
                 for push in try await repository.claimDuePushes(olderThan: grace) {
                     for token in push.tokens {
-                        try? await sender.send(to: token, userId: push.userId, type: push.type, seq: push.seq)
+                        do {
+                            try await sender.send(to: token, userId: push.userId, type: push.type, seq: push.seq)
+                        } catch {
+                            // NB: not retried: a push is a courtesy; the entry stays in the feed for the next connect.
+                            logger.warning(
+                                "push failed", metadata: ["userId": "\(push.userId)", "seq": "\(push.seq)", "error": "\(error)"])
+                        }
                     }
                 }
             } catch {

@@ -56,8 +56,10 @@ struct NotificationsTestApp {
     }
 
     /// Runs the application on a real port.
-    func live(_ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await buildApplication(configuration, logger: TestEnvironment.logger)
+    func live(
+        pushSender: (any PushSender)? = nil, _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let app = try await buildApplication(configuration, logger: TestEnvironment.logger, pushSender: pushSender)
         try await app.test(.live) { client in try await body(client.port!, client) }
     }
 
@@ -250,13 +252,14 @@ enum StreamClient {
         #expect(try entries.first?.decode("type", as: String.self) == "offer.made")
     }
 
-    @Test func anEntryNoSocketTookIsPushedOnce() async throws {
+    @Test func anEntryNoSocketTookIsPushedOnceToTheDevicesOfItsUser() async throws {
         let app = try await NotificationsTestApp.make()
-        let (offline, online) = (UUID(), UUID())
+        let (offline, online, deviceless) = (UUID(), UUID(), UUID())
         let (offlineToken, onlineToken) = (try await app.token(offline), try await app.token(online))
+        let sender = RecordingPushSender()
 
-        try await app.live { port, client in
-            for (token, device) in [(offlineToken, "device-a"), (onlineToken, "device-b")] {
+        try await app.live(pushSender: sender) { port, client in
+            for (token, device) in [(offlineToken, "device-a"), (offlineToken, "device-b"), (onlineToken, "device-c")] {
                 let status = try await client.execute(
                     uri: "/v1/devices", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
                     body: ByteBuffer(string: #"{"token":"\#(device)","platform":"ios"}"#)) { $0.status }
@@ -265,11 +268,12 @@ enum StreamClient {
             _ = try await StreamClient.frames(port: port, token: onlineToken, count: 1, quiet: 2) { _ in
                 try await app.append(to: online, text: "seen live")
                 try await app.append(to: offline, text: "nobody listening")
+                try await app.append(to: deviceless, text: "nowhere to push")
             }
             // The grace period is 4 s (long enough for a busy machine to hand the online entry to its socket) and
             // the dispatcher looks every second.
             _ = try await eventually(timeout: 30) {
-                try await app.database.pool.query("SELECT 1 FROM feed WHERE pushed_at IS NOT NULL").count == 1
+                try await app.database.pool.query("SELECT 1 FROM feed WHERE pushed_at IS NOT NULL").count == 2
             }
             try await Task.sleep(for: .seconds(4))
         }
@@ -281,5 +285,17 @@ enum StreamClient {
 
         #expect(byUser[online]?.0 == true && byUser[online]?.1 == false)
         #expect(byUser[offline]?.0 == false && byUser[offline]?.1 == true)
+        // Settled without a push, so that it is not looked at again.
+        #expect(byUser[deviceless]?.0 == false && byUser[deviceless]?.1 == true)
+        #expect(sender.sent.withLockedValue { $0 }.sorted() == ["device-a 1", "device-b 1"])
+    }
+}
+
+/// Remembers each push as "token seq".
+final class RecordingPushSender: PushSender {
+    let sent = NIOLockedValueBox<[String]>([])
+
+    func send(to token: String, userId: UUID, type: String, seq: Int64) async throws {
+        sent.withLockedValue { $0.append("\(token) \(seq)") }
     }
 }

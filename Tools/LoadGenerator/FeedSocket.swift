@@ -10,6 +10,9 @@ struct FeedEvent: @unchecked Sendable {
     var data: [String: Any]
     /// `Stopwatch` seconds when the frame was read.
     var receivedAt: Double
+    /// Seconds from the entry's `at` (when notifications stored it) to the read, by the wall clock: the system
+    /// and the generator share the machine.
+    var sinceStored: Double?
 }
 
 /// A student's WebSocket on `/v1/stream`, held for the whole run and reconnected now and then with `after=` the
@@ -108,6 +111,7 @@ final class FeedSocket: Sendable {
 
     private func receive(_ text: String) {
         let now = Stopwatch.now()
+        let wallClock = Date()
         guard let frame = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
             let type = frame["type"] as? String
         else { return }
@@ -123,7 +127,11 @@ final class FeedSocket: Sendable {
             return true
         }
         guard isNew else { return }
-        handle(FeedEvent(seq: seq, type: type, data: frame["data"] as? [String: Any] ?? [:], receivedAt: now))
+        let storedAt = (frame["at"] as? String).flatMap { try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+        handle(
+            FeedEvent(
+                seq: seq, type: type, data: frame["data"] as? [String: Any] ?? [:], receivedAt: now,
+                sinceStored: storedAt.map { wallClock.timeIntervalSince($0) }))
     }
 }
 

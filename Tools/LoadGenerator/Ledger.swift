@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 final class Ledger: Sendable {
     static let orderToOffer = "order placed → offer on the deliverer's socket"
     static let messageToSocket = "message POST → the recipient's socket"
+    static let messageStoredToSocket = "message stored in the feed → the recipient's socket"
 
     private struct SentMessage {
         var sentAt: Double
@@ -62,8 +63,8 @@ final class Ledger: Sendable {
         state.withLockedValue { $0.messages[messageId] = nil }
     }
 
-    /// A `message.sent` entry reached the socket of `ownerId`.
-    func messageArrived(_ messageId: String, on ownerId: String, at time: Double) {
+    /// A `message.sent` entry reached the socket of `ownerId`, `sinceStored` seconds after notifications stored it.
+    func messageArrived(_ messageId: String, on ownerId: String, at time: Double, sinceStored: Double?) {
         let sentAt = state.withLockedValue { state -> Double? in
             guard var message = state.messages[messageId] else {
                 state.unknownArrivals += 1
@@ -77,7 +78,10 @@ final class Ledger: Sendable {
             state.messages[messageId] = message
             return message.arrivals == 1 ? message.sentAt : nil
         }
-        if let sentAt { measurements.record(Self.messageToSocket, seconds: time - sentAt) }
+        if let sentAt {
+            measurements.record(Self.messageToSocket, seconds: time - sentAt)
+            if let sinceStored { measurements.record(Self.messageStoredToSocket, seconds: sinceStored) }
+        }
     }
 
     var messages: MessageTally {

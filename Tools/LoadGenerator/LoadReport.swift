@@ -14,7 +14,7 @@ struct LoadReport {
 
     func print() {
         let latencies = measurements.latencies
-        let paths = [Ledger.orderToOffer, Ledger.messageToSocket]
+        let paths = [Ledger.orderToOffer, Ledger.messageToSocket, Ledger.messageStoredToSocket]
         Swift.print("\n== \(options.scenario.rawValue): \(students.count) students, measured phase \(format(elapsed)) s ==")
         Swift.print("\noperations through the gateway (ms; ×RT and ×INS: the p50 as a multiple of the floors below)")
         table(latencies.filter { !paths.contains($0.key) }, setUp: false)

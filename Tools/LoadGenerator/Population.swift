@@ -32,7 +32,7 @@ final class Student: Sendable {
                 if let orderId = event.data.id("orderId") { ledger.offerArrived(order: orderId, at: event.receivedAt) }
             case "message.sent":
                 if let messageId = event.data.id("messageId") {
-                    ledger.messageArrived(messageId, on: id, at: event.receivedAt)
+                    ledger.messageArrived(messageId, on: id, at: event.receivedAt, sinceStored: event.sinceStored)
                 }
             default:
                 break
