@@ -20,7 +20,14 @@ public final class LiveChannel: Service, Sendable {
     private let amqpURL: String
     private let status: BrokerStatus
     private let logger: Logger
-    private let receiver: NIOLockedValueBox<Receiver?> = NIOLockedValueBox(nil)
+    /// NB: the closure is kept in a class: a function value kept directly in a generic box gains two reabstraction
+    /// thunks every time it is read back through the box's `inout`, so each delivery cost more than the one before.
+    private final class ReceiverHolder: Sendable {
+        let receive: Receiver
+        init(_ receive: @escaping Receiver) { self.receive = receive }
+    }
+
+    private let receiver = NIOLockedValueBox<ReceiverHolder?>(nil)
     private let commands = NIOLockedValueBox<[Command]>([])
     /// How many sockets want each key; a key is bound while its count is above zero.
     private let wanted = NIOLockedValueBox<[String: Int]>([:])
@@ -35,7 +42,7 @@ public final class LiveChannel: Service, Sendable {
 
     /// Where received messages go; set once before the service runs.
     public func onReceive(_ receiver: @escaping Receiver) {
-        self.receiver.withLockedValue { $0 = receiver }
+        self.receiver.withLockedValue { $0 = ReceiverHolder(receiver) }
     }
 
     /// Starts receiving `key`; returns once the binding is in place, so nothing published after it is missed.
@@ -113,7 +120,7 @@ public final class LiveChannel: Service, Sendable {
                         }
                     }
                     guard let delivery = try broker.nextDelivery(timeout: 0.05) else { continue }
-                    receiver.withLockedValue { $0 }?(delivery.routingKey, delivery.body)
+                    receiver.withLockedValue { $0 }?.receive(delivery.routingKey, delivery.body)
                     try broker.ack(delivery.tag)
                 }
             } catch {
