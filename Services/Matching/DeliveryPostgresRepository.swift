@@ -102,7 +102,7 @@ struct DeliveryPostgresRepository: Sendable {
             if state.status == .matched, let match = try store.activeMatch(orderId: id) {
                 try store.cancel(match, by: .orderer)
             } else {
-                try store.withdrawPendingOffer(orderId: id)
+                try store.withdrawPendingOffer(orderId: id, reason: "orderCancelled")
                 try store.setOrderStatus(id, try state.status.after(.cancel))
             }
             return try store.order(id: id)!
@@ -294,13 +294,14 @@ private struct DeliveryStore {
         let orphaned = try connection.query(
             """
             UPDATE offers SET status = 'withdrawn', version = version + 1 WHERE run_id = \(run.id) AND status = 'pending'
-            RETURNING order_id
+            RETURNING id, order_id, deliverer_id, version
             """)
         try Outbox.append(RunClosed(runId: run.id, delivererId: run.delivererId, reason: reason, version: version), on: connection)
         for row in orphaned {
-            let orderId: UUID = try row.decode("order_id")
-            try setOrderStatus(orderId, .waiting)
-            try dispatch(orderId: orderId)
+            let offer = try OfferEnded(withdrawn: row)
+            try Outbox.append(OfferWithdrawn(offer: offer, reason: "runClosed"), on: connection)
+            try setOrderStatus(offer.orderId, .waiting)
+            try dispatch(orderId: offer.orderId)
         }
     }
 
@@ -431,14 +432,16 @@ private struct DeliveryStore {
         try connection.query("SELECT name FROM places WHERE id = \(id)").first?.decode("name") ?? ""
     }
 
-    /// Withdraws the offer of an order that is going away; its seat goes to the orders waiting at the restaurant.
-    func withdrawPendingOffer(orderId: UUID) throws {
+    /// Withdraws the offer of an order that is going away (`reason`), telling its deliverer; its seat goes to the
+    /// orders waiting at the restaurant.
+    func withdrawPendingOffer(orderId: UUID, reason: String) throws {
         let freed = try connection.query(
             """
             UPDATE offers SET status = 'withdrawn', version = version + 1 WHERE order_id = \(orderId) AND status = 'pending'
-            RETURNING run_id
+            RETURNING id, order_id, run_id, deliverer_id, version
             """)
         for row in freed {
+            try Outbox.append(OfferWithdrawn(offer: try OfferEnded(withdrawn: row), reason: reason), on: connection)
             try fillSeats(of: try row.decode("run_id"))
         }
     }
@@ -648,11 +651,20 @@ private struct DeliveryStore {
 
     private func expireOrder(_ id: UUID) throws {
         guard let order = try lockOrder(id: id), order.status == .waiting || order.status == .offered else { return }
-        try withdrawPendingOffer(orderId: id)
+        try withdrawPendingOffer(orderId: id, reason: "orderExpired")
         let version: Int64 = try connection.query(
             "UPDATE orders SET status = \(try order.status.after(.expire).rawValue), version = version + 1 WHERE id = \(id) RETURNING version"
         ).first!.decode("version")
         try Outbox.append(OrderExpired(orderId: id, ordererId: order.ordererId, version: version), on: connection)
+    }
+}
+
+extension OfferEnded {
+    /// From the `RETURNING id, order_id, deliverer_id, version` of an offer just withdrawn.
+    init(withdrawn row: PostgresRow) throws {
+        self.init(
+            offerId: try row.decode("id"), orderId: try row.decode("order_id"), delivererId: try row.decode("deliverer_id"),
+            version: try row.decode("version"))
     }
 }
 

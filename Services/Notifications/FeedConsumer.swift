@@ -12,6 +12,7 @@ enum FeedConsumer {
         addFeed(OfferMade.self, to: &handlers)
         addFeed(OfferDeclined.self, to: &handlers)
         addFeed(OfferExpired.self, to: &handlers)
+        addFeed(OfferWithdrawn.self, to: &handlers)
         addFeed(MatchAccepted.self, to: &handlers)
         addFeed(MatchCancelled.self, to: &handlers)
         addFeed(MatchCompleted.self, to: &handlers)

@@ -8,6 +8,7 @@ enum FeedRouting {
         case let event as OfferMade: [event.delivererId]
         case let event as OfferDeclined: [event.offer.delivererId]
         case let event as OfferExpired: [event.offer.delivererId]
+        case let event as OfferWithdrawn: [event.offer.delivererId]
         case let event as MatchAccepted: [event.match.ordererId, event.match.delivererId]
         case let event as MatchCancelled: [event.match.ordererId, event.match.delivererId]
         case let event as MatchCompleted: [event.match.ordererId, event.match.delivererId]

@@ -116,7 +116,7 @@ public struct OfferMade: Event, Equatable {
     }
 }
 
-/// An offer ended without a match: declined by its deliverer, expired, or withdrawn (`outcome`).
+/// An offer ended without a match: declined by its deliverer, expired, or withdrawn.
 public struct OfferEnded: Codable, Sendable, Equatable {
     public var offerId: UUID
     public var orderId: UUID
@@ -152,6 +152,21 @@ public struct OfferExpired: Event, Equatable {
 
     public init(offer: OfferEnded) {
         self.offer = offer
+    }
+}
+
+/// The offer went away before its deliverer answered: its order was cancelled or expired (`reason`
+/// `orderCancelled`, `orderExpired`), or its run closed (`runClosed`). Accepting it now answers 409.
+public struct OfferWithdrawn: Event, Equatable {
+    public static let type = "offer.withdrawn"
+    public var offer: OfferEnded
+    public var reason: String
+    public var version: Int64 { offer.version }
+    public var aggregateId: UUID { offer.offerId }
+
+    public init(offer: OfferEnded, reason: String) {
+        self.offer = offer
+        self.reason = reason
     }
 }
 

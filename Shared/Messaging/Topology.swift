@@ -37,8 +37,8 @@ public struct Topology: Sendable {
             QueueDefinition(
                 consumer: "notifications", producer: "matching",
                 types: [
-                    OfferMade.type, OfferDeclined.type, OfferExpired.type, MatchAccepted.type, MatchCancelled.type,
-                    MatchCompleted.type, OrderExpired.type, RunClosed.type,
+                    OfferMade.type, OfferDeclined.type, OfferExpired.type, OfferWithdrawn.type, MatchAccepted.type,
+                    MatchCancelled.type, MatchCompleted.type, OrderExpired.type, RunClosed.type,
                 ]),
             QueueDefinition(
                 consumer: "notifications", producer: "chat",

@@ -207,6 +207,44 @@ import TestSupport
         #expect(cancelled.payload["cancelledBy"] as? String == "deliverer")
     }
 
+    @Test func theDelivererHearsWhenAnOfferIsWithdrawnAndCannotAcceptIt() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, eero, olli, pekka) = (
+            Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"), Caller.student("Pekka")
+        )
+        let ainosRun = try await app.repository.openRun(
+            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
+        let olliOrder = try await app.repository.placeOrder(
+            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        let ainosOffer = try #require(try await app.pendingOffer(for: aino))
+
+        // Olli gives up while Aino is deciding.
+        _ = try await app.repository.cancelOrder(id: olliOrder.id, caller: olli)
+        let lateAccept = await #expect(throws: MatchingError.self) {
+            try await app.repository.accept(offerId: ainosOffer, caller: aino)
+        }
+        _ = try await app.repository.checkOut(runId: ainosRun.id, caller: aino)
+        // Eero checks out while deciding on Pekka's order: the order waits for another run.
+        let eerosRun = try await app.repository.openRun(
+            id: nil, caller: eero, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.metsatalo.placeId, capacity: 1, minutes: 30)
+        let pekkasOrder = try await app.repository.placeOrder(
+            id: nil, caller: pekka, restaurantId: MatchingTestApp.unicafe.placeId,
+            destinationId: MatchingTestApp.metsatalo.placeId, items: "Salad", runId: eerosRun.id)
+        let eerosOffer = try #require(try await app.pendingOffer(for: eero))
+        _ = try await app.repository.checkOut(runId: eerosRun.id, caller: eero)
+
+        let withdrawn = try await app.events().filter { $0.type == "offer.withdrawn" }
+        let offers = withdrawn.map { $0.payload["offer"] as? [String: Any] ?? [:] }
+        #expect(offers.compactMap { $0["offerId"] as? String } == [ainosOffer.uuidString, eerosOffer.uuidString])
+        #expect(offers.compactMap { $0["delivererId"] as? String } == [aino.userId.uuidString, eero.userId.uuidString])
+        #expect(withdrawn.compactMap { $0.payload["reason"] as? String } == ["orderCancelled", "runClosed"])
+        #expect(try await app.repository.order(id: pekkasOrder.id, caller: pekka).status == .waiting)
+        #expect(lateAccept?.problem.status == .conflict)
+    }
+
     @Test func aSeatThatAnOfferGivesUpGoesToAnOrderWaitingForIt() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli, pekka) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Pekka"))

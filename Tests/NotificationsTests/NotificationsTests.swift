@@ -127,11 +127,15 @@ enum StreamClient {
             messageId: UUID(), conversationId: UUID(), senderId: orderer, senderName: "Olli", recipientId: deliverer,
             text: "Hi", sentAt: Date())
         let expired = OrderExpired(orderId: UUID(), ordererId: orderer, version: 2)
+        let withdrawn = OfferWithdrawn(
+            offer: OfferEnded(offerId: offer.offerId, orderId: offer.orderId, delivererId: deliverer, version: 2),
+            reason: "orderCancelled")
 
         #expect(FeedRouting.recipients(of: offer) == [deliverer])
         #expect(FeedRouting.recipients(of: message) == [deliverer])
         #expect(FeedRouting.recipients(of: expired) == [orderer])
-        let events: [any Event] = [offer, message, expired]
+        #expect(FeedRouting.recipients(of: withdrawn) == [deliverer])
+        let events: [any Event] = [offer, message, expired, withdrawn]
         #expect(!events.contains { FeedRouting.recipients(of: $0).contains(stranger) })
     }
 

@@ -18,8 +18,8 @@ BINDINGS = {
     ("chat", "accounts"): ["user.registered", "user.updated"],
     ("chat", "matching"): ["match.accepted", "match.cancelled", "match.completed"],
     ("notifications", "matching"): [
-        "offer.made", "offer.declined", "offer.expired", "match.accepted", "match.cancelled", "match.completed",
-        "order.expired", "run.closed",
+        "offer.made", "offer.declined", "offer.expired", "offer.withdrawn", "match.accepted", "match.cancelled",
+        "match.completed", "order.expired", "run.closed",
     ],
     ("notifications", "chat"): ["message.sent", "conversation.opened", "conversation.closed"],
 }
