@@ -10,6 +10,8 @@ struct LoadReport {
     let students: [Student]
     let undeliveredEntries: Int
     let elapsed: Double
+    /// Seconds after the measured phase until the last confirmed message arrived (or arrivals stopped).
+    let drainSeconds: Double
     let limits: MachineLimits?
 
     func print() {
@@ -79,8 +81,9 @@ struct LoadReport {
         Swift.print(
             "  chat messages sent \(messages.sent): arrived exactly once \(messages.arrivedOnce), lost \(messages.lost), "
                 + "duplicated \(messages.duplicated), at the wrong user \(messages.misdelivered)")
-        let messagesPerSecond = Double(measurements.latencies[Ledger.messageToSocket]?.count ?? 0) / elapsed
-        Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second")
+        Swift.print("  time after the measured phase until the last message arrived: \(format(drainSeconds)) s")
+        let messagesPerSecond = Double(measurements.latencies[Ledger.messageToSocket]?.count ?? 0) / (elapsed + drainSeconds)
+        Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second (measured phase and drain)")
     }
 
     private func ratios(_ limits: MachineLimits, latencies: [String: [Double]]) {

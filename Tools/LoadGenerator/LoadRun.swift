@@ -54,16 +54,37 @@ struct LoadRun {
         default:
             elapsed = await ChatScenario(options: options, population: population, setUp: setUp, actions: actions).run()
         }
-        // What is still on its way gets a moment; then whatever the feed holds beyond a socket's last seq never arrived.
-        try? await Task.sleep(for: .seconds(3))
+        let drain = await drainMessages(ledger)
         let undelivered = await entriesNotOnSockets(population.students, gateway: setUpGateway)
         await population.closeSockets(sockets)
 
         let limits = options.measuresLimits ? try await MachineLimits.measure(samples: options.limitSamples, logger: logger) : nil
         LoadReport(
             options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
-            students: population.students, undeliveredEntries: undelivered, elapsed: elapsed, limits: limits
+            students: population.students, undeliveredEntries: undelivered, elapsed: elapsed, drainSeconds: drain,
+            limits: limits
         ).print()
+    }
+
+    /// Gives what is still on its way time to arrive: until every message the chat confirmed has, or none has for
+    /// 5 s; then one more second for the rest of the feeds. Returns how long it took: a backlog shows here.
+    private func drainMessages(_ ledger: Ledger) async -> Double {
+        let start = Stopwatch.now()
+        var progress = (arrived: -1, at: start)
+        while true {
+            let messages = ledger.messages
+            let now = Stopwatch.now()
+            if messages.lost == 0 { break }
+            if messages.arrivedOnce != progress.arrived {
+                progress = (messages.arrivedOnce, now)
+            } else if now - progress.at > 5 {
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        let drained = Stopwatch.now() - start
+        try? await Task.sleep(for: .seconds(1))
+        return drained
     }
 
     /// Asks the feed of every student for entries after the last seq its socket saw.
