@@ -75,11 +75,18 @@ public struct EventConsumer: Service {
                 backoff.reset()
                 logger.info("consuming", metadata: ["queues": "\(queues.map(\.name))"])
                 while !loop.isStopping {
-                    guard let delivery = try broker.nextDelivery(timeout: 1) else { continue }
-                    switch try apply(delivery, database) {
-                    case .applied: try broker.ack(delivery.tag)
-                    case .retry: try broker.reject(delivery.tag, requeue: true)
-                    case .deadLetter: try broker.reject(delivery.tag, requeue: false)
+                    guard let first = try broker.nextDelivery(timeout: 1) else { continue }
+                    // What has already arrived is applied with it, in one transaction.
+                    var batch = [first]
+                    while batch.count < Int(prefetch), let next = try broker.nextDelivery(timeout: 0) {
+                        batch.append(next)
+                    }
+                    for (delivery, outcome) in try apply(batch, database) {
+                        switch outcome {
+                        case .applied: try broker.ack(delivery.tag)
+                        case .retry: try broker.reject(delivery.tag, requeue: true)
+                        case .deadLetter: try broker.reject(delivery.tag, requeue: false)
+                        }
                     }
                 }
             } catch {
@@ -93,20 +100,58 @@ public struct EventConsumer: Service {
 
     enum Outcome { case applied, retry, deadLetter }
 
+    /// Applies deliveries in order in one transaction, each with its inbox row: one commit for what arrived
+    /// together. When one of them fails, each is applied on its own, so that only the failing one is retried or
+    /// dead-lettered. Throws only when the database connection broke, so that nothing is acknowledged and the
+    /// consumer reconnects.
+    func apply(_ batch: [Delivery], _ database: PostgresConnection) throws -> [(Delivery, Outcome)] {
+        guard batch.count > 1 else { return try batch.map { ($0, try apply($0, database)) } }
+        var outcomes: [(Delivery, Outcome)] = []
+        var applicable: [(delivery: Delivery, messageId: UUID, handler: EventHandlers.Handler)] = []
+        for delivery in batch {
+            switch resolve(delivery) {
+            case .success(let (messageId, handler)): applicable.append((delivery, messageId, handler))
+            case .failure: outcomes.append((delivery, .deadLetter))
+            }
+        }
+        do {
+            try database.transaction { connection in
+                for (delivery, messageId, handler) in applicable where try Inbox.record(messageId, on: connection) {
+                    try handler(delivery.body, connection)
+                }
+            }
+            return outcomes + applicable.map { ($0.delivery, .applied) }
+        } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
+            throw error
+        } catch {
+            return try outcomes + applicable.map { ($0.delivery, try apply($0.delivery, database)) }
+        }
+    }
+
+    struct Unusable: Error {}
+
+    /// The message id and handler of a delivery, or why it can never be applied (logged).
+    private func resolve(_ delivery: Delivery) -> Result<(UUID, EventHandlers.Handler), Unusable> {
+        guard let messageId = delivery.messageId.flatMap(UUID.init(uuidString:)) else {
+            logger.error("dead-lettering a message without a UUID message_id", metadata: ["type": "\(delivery.routingKey)"])
+            return .failure(Unusable())
+        }
+        guard let handler = handlers.handlers[delivery.routingKey] else {
+            logger.error(
+                "dead-lettering a message of a type this consumer has no handler for",
+                metadata: ["messageId": "\(messageId)", "type": "\(delivery.routingKey)"])
+            return .failure(Unusable())
+        }
+        return .success((messageId, handler))
+    }
+
     /// Applies one delivery in a transaction with its inbox row. Throws only when the database connection broke,
     /// so that the message stays unacknowledged and the consumer reconnects.
     func apply(_ delivery: Delivery, _ database: PostgresConnection) throws -> Outcome {
         var logger = logger
         logger[metadataKey: "messageId"] = "\(delivery.messageId ?? "none")"
         logger[metadataKey: "type"] = "\(delivery.routingKey)"
-        guard let messageId = delivery.messageId.flatMap(UUID.init(uuidString:)) else {
-            logger.error("dead-lettering a message without a UUID message_id")
-            return .deadLetter
-        }
-        guard let handler = handlers.handlers[delivery.routingKey] else {
-            logger.error("dead-lettering a message of a type this consumer has no handler for")
-            return .deadLetter
-        }
+        guard case .success(let (messageId, handler)) = resolve(delivery) else { return .deadLetter }
         do {
             let isNew = try database.transaction { connection in
                 guard try Inbox.record(messageId, on: connection) else { return false }
