@@ -29,7 +29,8 @@ public struct EventHandlers: Sendable {
 
 /// Consumes a service's queues with manual acks: each message's inbox row and effect commit in one transaction,
 /// and only then is it acknowledged. A failing message is retried up to its queue's delivery limit and then
-/// dead-lettered; one that cannot be read at all is dead-lettered at once. Reconnects with back-off.
+/// dead-lettered; one that cannot be read at all is dead-lettered at once. Reconnects with back-off. Once an hour
+/// it forgets message ids older than `Inbox.retention`.
 public struct EventConsumer: Service {
     let service: String
     let topology: Topology
@@ -74,7 +75,13 @@ public struct EventConsumer: Service {
                 status.set("consumer", connected: true)
                 backoff.reset()
                 logger.info("consuming", metadata: ["queues": "\(queues.map(\.name))"])
+                var nextPrune = Date()
                 while !loop.isStopping {
+                    if Date() >= nextPrune {
+                        let pruned = try Inbox.prune(on: database)
+                        if pruned > 0 { logger.info("pruned old inbox rows", metadata: ["rows": "\(pruned)"]) }
+                        nextPrune = Date().addingTimeInterval(3600)
+                    }
                     guard let first = try broker.nextDelivery(timeout: 1) else { continue }
                     // What has already arrived is applied with it, in one transaction.
                     var batch = [first]

@@ -32,6 +32,21 @@ public enum Outbox {
 
     /// The NOTIFY channel the relay LISTENs on.
     static let channel = "outbox"
+
+    /// How long a sent row is kept (to see what went out when): a week.
+    public static let retention: TimeInterval = 7 * 24 * 3600
+
+    /// Deletes rows sent more than `retention` ago, a few thousand per statement; returns how many.
+    @discardableResult
+    static func prune(olderThan retention: TimeInterval = retention, on connection: PostgresConnection) throws -> Int {
+        try deleteInChunks(on: connection) { chunk in
+            """
+            DELETE FROM outbox WHERE seq IN (
+                SELECT seq FROM outbox WHERE sent_at < \(Date().addingTimeInterval(-retention)) ORDER BY seq LIMIT \(chunk))
+            RETURNING 1
+            """
+        }
+    }
 }
 
 /// The inbox: the ids of messages already applied, so that a redelivered message changes nothing.
@@ -41,6 +56,33 @@ public enum Inbox {
         let rows = try connection.query(
             "INSERT INTO inbox (message_id) VALUES (\(messageId)) ON CONFLICT DO NOTHING RETURNING message_id")
         return !rows.isEmpty
+    }
+
+    /// How long a message id is remembered: longer than a message can wait unacknowledged in a queue for its
+    /// consumer to come back, two weeks.
+    public static let retention: TimeInterval = 14 * 24 * 3600
+
+    /// Forgets message ids received more than `retention` ago; returns how many.
+    @discardableResult
+    static func prune(olderThan retention: TimeInterval = retention, on connection: PostgresConnection) throws -> Int {
+        try deleteInChunks(on: connection) { chunk in
+            """
+            DELETE FROM inbox WHERE message_id IN (
+                SELECT message_id FROM inbox WHERE received_at < \(Date().addingTimeInterval(-retention)) LIMIT \(chunk))
+            RETURNING 1
+            """
+        }
+    }
+}
+
+/// Runs a DELETE of at most `chunk` rows, each in its own short transaction, until one deletes fewer.
+private func deleteInChunks(on connection: PostgresConnection, _ statement: (Int) -> SQL) throws -> Int {
+    let chunk = 5_000
+    var total = 0
+    while true {
+        let deleted = try connection.query(statement(chunk)).count
+        total += deleted
+        if deleted < chunk { return total }
     }
 }
 

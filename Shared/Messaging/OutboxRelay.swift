@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// Publishes a service's outbox to its exchange, in order, marking a row sent only after the broker confirmed it.
 /// Every replica runs one; a PostgreSQL advisory lock makes exactly one of them active. It wakes on NOTIFY and
-/// polls every second.
+/// polls every second; once an hour it deletes rows sent more than `Outbox.retention` ago.
 public struct OutboxRelay: Service {
     let service: String
     let topology: Topology
@@ -47,6 +47,7 @@ public struct OutboxRelay: Service {
                 status.set("relay", connected: true)
                 backoff.reset()
                 var isActive = false
+                var nextPrune = Date()
                 while !loop.isStopping {
                     if !isActive {
                         isActive = try database.query("SELECT pg_try_advisory_lock(\(Self.lockKey)) AS locked")
@@ -59,6 +60,11 @@ public struct OutboxRelay: Service {
                             _ = loop.sleep(seconds: 1)
                             continue
                         }
+                    }
+                    if Date() >= nextPrune {
+                        let pruned = try Outbox.prune(on: database)
+                        if pruned > 0 { logger.info("pruned sent outbox rows", metadata: ["rows": "\(pruned)"]) }
+                        nextPrune = Date().addingTimeInterval(3600)
                     }
                     if try publishBatch(database, broker) < batchSize {
                         _ = try database.waitForNotifications(timeout: 1)

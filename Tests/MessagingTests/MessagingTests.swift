@@ -125,6 +125,36 @@ struct MessagingFixture {
         #expect(fixture.status.connectCounts["consumer", default: 0] >= 2)
     }
 
+    @Test func sentOutboxRowsAndRememberedMessageIdsArePrunedWhenOld() async throws {
+        let fixture = try await MessagingFixture.make()
+        let (oldSent, recentSent, oldMessage, recentMessage) = (UUID(), UUID(), UUID(), UUID())
+        for (id, daysAgo) in [(oldSent, 8.0), (recentSent, 1.0)] {
+            let at = Date().addingTimeInterval(-daysAgo * 24 * 3600)
+            try await fixture.producer.pool.query(
+                """
+                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, created_at, sent_at)
+                VALUES (\(id), 'thing.happened', 1, \(UUID()), 1, '{}', \(at), \(at))
+                """)
+        }
+        for (id, daysAgo) in [(oldMessage, 15.0), (recentMessage, 13.0)] {
+            try await fixture.consumer.pool.query(
+                "INSERT INTO inbox (message_id, received_at) VALUES (\(id), \(Date().addingTimeInterval(-daysAgo * 24 * 3600)))")
+        }
+
+        try await fixture.running {
+            _ = try await eventually {
+                let outboxRows = try await fixture.producer.pool.query("SELECT 1 FROM outbox").count
+                let inboxRows = try await fixture.consumer.pool.query("SELECT 1 FROM inbox").count
+                return outboxRows == 1 && inboxRows == 1
+            }
+        }
+        let outbox = try await fixture.producer.pool.query("SELECT id FROM outbox").map { try $0.decode("id", as: UUID.self) }
+        let inbox = try await fixture.consumer.pool.query("SELECT message_id FROM inbox").map { try $0.decode("message_id", as: UUID.self) }
+
+        #expect(outbox == [recentSent])
+        #expect(inbox == [recentMessage])
+    }
+
     @Test func aMessageDeliveredTwiceIsAppliedOnce() async throws {
         let fixture = try await MessagingFixture.make()
         let event = ThingHappened(thingId: UUID(), sequence: 1)
