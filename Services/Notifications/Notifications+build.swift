@@ -48,7 +48,7 @@ func buildApplication(
     var app = Application(
         router: router,
         server: .http1WebSocketUpgrade(
-            webSocketRouter: streamRouter, configuration: .init(autoPing: .enabled(timePeriod: .seconds(20)))),
+            webSocketRouter: streamRouter, configuration: .init(ws: .init(autoPing: .enabled(timePeriod: .seconds(20))))),
         configuration: .init(
             address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "notifications"),
         logger: logger)

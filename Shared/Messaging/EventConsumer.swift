@@ -116,9 +116,10 @@ public struct EventConsumer: Service {
         var outcomes: [(Delivery, Outcome)] = []
         var applicable: [(delivery: Delivery, messageId: UUID, handler: EventHandlers.Handler)] = []
         for delivery in batch {
-            switch resolve(delivery) {
-            case .success(let (messageId, handler)): applicable.append((delivery, messageId, handler))
-            case .failure: outcomes.append((delivery, .deadLetter))
+            if let (messageId, handler) = resolve(delivery) {
+                applicable.append((delivery, messageId, handler))
+            } else {
+                outcomes.append((delivery, .deadLetter))
             }
         }
         do {
@@ -135,21 +136,19 @@ public struct EventConsumer: Service {
         }
     }
 
-    struct Unusable: Error {}
-
-    /// The message id and handler of a delivery, or why it can never be applied (logged).
-    private func resolve(_ delivery: Delivery) -> Result<(UUID, EventHandlers.Handler), Unusable> {
+    /// The message id and handler of a delivery; nil (logged) when it can never be applied.
+    private func resolve(_ delivery: Delivery) -> (UUID, EventHandlers.Handler)? {
         guard let messageId = delivery.messageId.flatMap(UUID.init(uuidString:)) else {
             logger.error("dead-lettering a message without a UUID message_id", metadata: ["type": "\(delivery.routingKey)"])
-            return .failure(Unusable())
+            return nil
         }
         guard let handler = handlers.handlers[delivery.routingKey] else {
             logger.error(
                 "dead-lettering a message of a type this consumer has no handler for",
                 metadata: ["messageId": "\(messageId)", "type": "\(delivery.routingKey)"])
-            return .failure(Unusable())
+            return nil
         }
-        return .success((messageId, handler))
+        return (messageId, handler)
     }
 
     /// Applies one delivery in a transaction with its inbox row. Throws only when the database connection broke,
@@ -158,7 +157,7 @@ public struct EventConsumer: Service {
         var logger = logger
         logger[metadataKey: "messageId"] = "\(delivery.messageId ?? "none")"
         logger[metadataKey: "type"] = "\(delivery.routingKey)"
-        guard case .success(let (messageId, handler)) = resolve(delivery) else { return .deadLetter }
+        guard let (messageId, handler) = resolve(delivery) else { return .deadLetter }
         do {
             let isNew = try database.transaction { connection in
                 guard try Inbox.record(messageId, on: connection) else { return false }

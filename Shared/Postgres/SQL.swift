@@ -100,7 +100,14 @@ extension Int64: PostgresEncodable {
 }
 
 extension Double: PostgresEncodable {
-    public var postgresText: String { "\(self)" }
+    /// NB: PostgreSQL refuses a subnormal value ("value out of range: underflow"), so one is sent as a zero of its
+    /// sign: it differs from it by less than 1e-307.
+    public var postgresText: String {
+        if isNaN { return "NaN" }
+        if isInfinite { return sign == .minus ? "-Infinity" : "Infinity" }
+        if isSubnormal { return sign == .minus ? "-0" : "0" }
+        return "\(self)"
+    }
 }
 
 extension Bool: PostgresEncodable {

@@ -29,6 +29,20 @@ import TestSupport
         }
     }
 
+    @Test func everyDoubleIsAcceptedAndATooSmallOneIsZero() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let values: [Double] = [-5e-324, 2.3e-308, 1.5, -0.1, Double.greatestFiniteMagnitude, .infinity, -.infinity]
+
+        var read: [Double] = []
+        for value in values {
+            read.append(try await database.pool.query("SELECT \(value)::float8 AS x").first!.decode("x", as: Double.self))
+        }
+        let nan = try await database.pool.query("SELECT \(Double.nan)::float8 AS x").first!.decode("x", as: Double.self)
+
+        #expect(read == [0, 2.3e-308, 1.5, -0.1, Double.greatestFiniteMagnitude, .infinity, -.infinity])
+        #expect(nan.isNaN)
+    }
+
     @Test func anInjectionAttemptStaysData() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         let attack = "x'); DROP TABLE things; --"
