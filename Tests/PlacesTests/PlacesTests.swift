@@ -20,6 +20,27 @@ import TestSupport
         }
     }
 
+    @Test func aPrefixThatBeginsManyNamesScoresOnlyTheNearestOfThem() async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        // The campus has a few hundred places; a small threshold makes "r" crowded as "rav" is in a city.
+        let repository = PlacePostgresRepository(database: app.database.pool, crowdedPrefix: 20)
+        let porthania = Coordinate(latitude: 60.1697, longitude: 24.9484)
+
+        let crowded = try await repository.search(text: "r", near: porthania, campus: "helsinki.fi", kind: nil, limit: 10)
+        let exact = try await repository.search(text: "porthania", near: porthania, campus: "helsinki.fi", kind: nil, limit: 10)
+        let nearest = try await app.database.pool.query(
+            """
+            SELECT id FROM places WHERE retired_at IS NULL AND name_key LIKE 'r%'
+            ORDER BY location <-> ST_SetSRID(ST_MakePoint(24.9484, 60.1697), 4326)::geography LIMIT 20
+            """
+        ).map { try $0.decode("id", as: UUID.self) }
+
+        #expect(crowded.count == 10)
+        #expect(crowded.allSatisfy { nearest.contains($0.id) })
+        #expect(exact.first?.name == "Porthania")
+    }
+
     @Test func searchIgnoresAccents() async throws {
         let app = try await PlacesTestApp.make()
         // NB: a file is the whole of its campus (what it lacks is retired), so the extra places go in the same file.
