@@ -38,15 +38,23 @@ struct PlacePostgresRepository: Sendable {
             ).first!.decode("n")
             // Trigram matching needs three characters; shorter text matches name prefixes only.
             let matches: SQL =
+                query.count >= 3
+                ? "(\(query) <% p.search_text OR p.name_key LIKE \(prefix) OR p.search_text LIKE \("%" + prefix))"
+                : "p.name_key LIKE \(prefix)"
+            // Crowded: the nearest names the text begins and the names equal to it, joined; otherwise every match.
+            let candidates: SQL =
                 crowded > crowdedPrefix
                 ? """
-                    (p.name_key = \(query) OR p.id IN (
-                        SELECT p.id FROM places p, here WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter)
-                          AND p.name_key LIKE \(prefix) ORDER BY p.location <-> here.point LIMIT \(crowdedPrefix)))
+                    JOIN (
+                        (SELECT p.id AS place_id FROM places p, here
+                         WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND p.name_key LIKE \(prefix)
+                         ORDER BY p.location <-> here.point LIMIT \(crowdedPrefix))
+                        UNION
+                        SELECT p.id FROM places p
+                        WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND p.name_key = \(query)
+                    ) AS candidate ON candidate.place_id = p.id
                     """
-                : query.count >= 3
-                    ? "(\(query) <% p.search_text OR p.name_key LIKE \(prefix) OR p.search_text LIKE \("%" + prefix))"
-                    : "p.name_key LIKE \(prefix)"
+                : ""
             let rows = try connection.query(
                 """
                 WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
@@ -55,8 +63,9 @@ struct PlacePostgresRepository: Sendable {
                         + CASE WHEN p.name_key LIKE \(prefix) THEN 0.5 ELSE 0 END
                         + CASE WHEN p.name_key = \(query) THEN 0.25 ELSE 0 END
                         - least(ST_Distance(p.location, here.point) / 10000.0, 0.3) AS score
-                FROM places p, here
-                WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND \(matches)
+                FROM here, places p \(candidates)
+                WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter)
+                  AND (\(crowded > crowdedPrefix) OR \(matches))
                 ORDER BY score DESC, distance, p.name
                 LIMIT \(limit)
                 """)
