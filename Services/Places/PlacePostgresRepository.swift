@@ -29,22 +29,19 @@ struct PlacePostgresRepository: Sendable {
             // NB: when the text begins thousands of names (a city's "rav" of every Ravintola), scoring every match
             // takes most of a second. Then the best matches are among those names anyway: only the nearest of them
             // and the names equal to the text are scored.
-            let crowded: Int = try connection.query(
+            let isCrowded: Bool = try connection.query(
                 """
-                SELECT count(*) AS n FROM (
+                SELECT count(*) > \(crowdedPrefix) AS crowded FROM (
                     SELECT 1 FROM places p WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter)
                       AND p.name_key LIKE \(prefix) LIMIT \(crowdedPrefix + 1)) AS m
                 """
-            ).first!.decode("n")
-            // Trigram matching needs three characters; shorter text matches name prefixes only.
-            let matches: SQL =
-                query.count >= 3
-                ? "(\(query) <% p.search_text OR p.name_key LIKE \(prefix) OR p.search_text LIKE \("%" + prefix))"
-                : "p.name_key LIKE \(prefix)"
-            // Crowded: the nearest names the text begins and the names equal to it, joined; otherwise every match.
-            let candidates: SQL =
-                crowded > crowdedPrefix
-                ? """
+            ).first!.decode("crowded")
+            // Crowded: the nearest names the text begins and the names equal to it, joined. Otherwise every match;
+            // trigram matching needs three characters, so shorter text matches name prefixes only.
+            let candidates: SQL
+            let matches: SQL
+            if isCrowded {
+                candidates = """
                     JOIN (
                         (SELECT p.id AS place_id FROM places p, here
                          WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND p.name_key LIKE \(prefix)
@@ -54,7 +51,14 @@ struct PlacePostgresRepository: Sendable {
                         WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND p.name_key = \(query)
                     ) AS candidate ON candidate.place_id = p.id
                     """
-                : ""
+                matches = "TRUE"
+            } else {
+                candidates = ""
+                matches =
+                    query.count >= 3
+                    ? "(\(query) <% p.search_text OR p.name_key LIKE \(prefix) OR p.search_text LIKE \("%" + prefix))"
+                    : "p.name_key LIKE \(prefix)"
+            }
             let rows = try connection.query(
                 """
                 WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
@@ -65,7 +69,7 @@ struct PlacePostgresRepository: Sendable {
                         - least(ST_Distance(p.location, here.point) / 10000.0, 0.3) AS score
                 FROM here, places p \(candidates)
                 WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter)
-                  AND (\(crowded > crowdedPrefix) OR \(matches))
+                  AND \(matches)
                 ORDER BY score DESC, distance, p.name
                 LIMIT \(limit)
                 """)

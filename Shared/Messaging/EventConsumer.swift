@@ -75,13 +75,9 @@ public struct EventConsumer: Service {
                 status.set("consumer", connected: true)
                 backoff.reset()
                 logger.info("consuming", metadata: ["queues": "\(queues.map(\.name))"])
-                var nextPrune = Date()
+                var pruning = HourlyPrune()
                 while !loop.isStopping {
-                    if Date() >= nextPrune {
-                        let pruned = try Inbox.prune(on: database)
-                        if pruned > 0 { logger.info("pruned old inbox rows", metadata: ["rows": "\(pruned)"]) }
-                        nextPrune = Date().addingTimeInterval(3600)
-                    }
+                    try pruning.runIfDue(logger: logger, "pruned old inbox rows") { try Inbox.prune(on: database) }
                     guard let first = try broker.nextDelivery(timeout: 1) else { continue }
                     // What has already arrived is applied with it, in one transaction.
                     var batch = [first]

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Logging
 import Postgres
 
 /// The transactional outbox: an event is stored in the same transaction as the change it reports, and the
@@ -34,11 +35,11 @@ public enum Outbox {
     static let channel = "outbox"
 
     /// How long a sent row is kept (to see what went out when): a week.
-    public static let retention: TimeInterval = 7 * 24 * 3600
+    static let retention: TimeInterval = 7 * 24 * 3600
 
     /// Deletes rows sent more than `retention` ago, a few thousand per statement; returns how many.
     @discardableResult
-    static func prune(olderThan retention: TimeInterval = retention, on connection: PostgresConnection) throws -> Int {
+    static func prune(on connection: PostgresConnection) throws -> Int {
         try deleteInChunks(on: connection) { chunk in
             """
             DELETE FROM outbox WHERE seq IN (
@@ -60,11 +61,11 @@ public enum Inbox {
 
     /// How long a message id is remembered: longer than a message can wait unacknowledged in a queue for its
     /// consumer to come back, two weeks.
-    public static let retention: TimeInterval = 14 * 24 * 3600
+    static let retention: TimeInterval = 14 * 24 * 3600
 
     /// Forgets message ids received more than `retention` ago; returns how many.
     @discardableResult
-    static func prune(olderThan retention: TimeInterval = retention, on connection: PostgresConnection) throws -> Int {
+    static func prune(on connection: PostgresConnection) throws -> Int {
         try deleteInChunks(on: connection) { chunk in
             """
             DELETE FROM inbox WHERE message_id IN (
@@ -72,6 +73,18 @@ public enum Inbox {
             RETURNING 1
             """
         }
+    }
+}
+
+/// Runs a prune of the messaging tables at most once an hour, from a relay's or a consumer's own loop.
+struct HourlyPrune {
+    private var due = Date()
+
+    mutating func runIfDue(logger: Logger, _ message: Logger.Message, _ prune: () throws -> Int) rethrows {
+        guard Date() >= due else { return }
+        let pruned = try prune()
+        if pruned > 0 { logger.info(message, metadata: ["rows": "\(pruned)"]) }
+        due = Date().addingTimeInterval(3600)
     }
 }
 

@@ -47,7 +47,7 @@ public struct OutboxRelay: Service {
                 status.set("relay", connected: true)
                 backoff.reset()
                 var isActive = false
-                var nextPrune = Date()
+                var pruning = HourlyPrune()
                 while !loop.isStopping {
                     if !isActive {
                         isActive = try database.query("SELECT pg_try_advisory_lock(\(Self.lockKey)) AS locked")
@@ -61,11 +61,7 @@ public struct OutboxRelay: Service {
                             continue
                         }
                     }
-                    if Date() >= nextPrune {
-                        let pruned = try Outbox.prune(on: database)
-                        if pruned > 0 { logger.info("pruned sent outbox rows", metadata: ["rows": "\(pruned)"]) }
-                        nextPrune = Date().addingTimeInterval(3600)
-                    }
+                    try pruning.runIfDue(logger: logger, "pruned sent outbox rows") { try Outbox.prune(on: database) }
                     if try publishBatch(database, broker) < batchSize {
                         _ = try database.waitForNotifications(timeout: 1)
                         try broker.serviceHeartbeats()

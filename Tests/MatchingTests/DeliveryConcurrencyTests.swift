@@ -8,12 +8,8 @@ import TestSupport
     @Test func twentyConcurrentAcceptsLeaveOneMatch() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli) = (Caller.student("Aino"), Caller.student("Olli"))
-        _ = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 4, minutes: 30)
-        let order = try await app.repository.placeOrder(
-            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        _ = try await app.checkIn(aino, capacity: 4)
+        let order = try await app.order(olli, "Soup")
         let offer = try #require(try await app.pendingOffer(for: aino))
 
         let outcomes = await withTaskGroup(of: Bool.self) { group in
@@ -34,17 +30,13 @@ import TestSupport
     @Test func aRunOfCapacityTwoNeverHoldsThree() async throws {
         let app = try await MatchingTestApp.make()
         let aino = Caller.student("Aino")
-        let run = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 2, minutes: 30)
+        let run = try await app.checkIn(aino, capacity: 2)
 
         for _ in 0..<3 {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<6 {
                     group.addTask {
-                        _ = try await app.repository.placeOrder(
-                            id: nil, caller: .student("Orderer \(index)"), restaurantId: MatchingTestApp.unicafe.placeId,
-                            destinationId: MatchingTestApp.porthania.placeId, items: "Tea", runId: nil)
+                        _ = try await app.order(.student("Orderer \(index)"), "Tea")
                     }
                 }
                 try await group.waitForAll()
@@ -76,12 +68,8 @@ import TestSupport
         let app = try await MatchingTestApp.make(["OFFER_WINDOW_SECONDS": "1"])
         for index in 0..<30 {
             let deliverer = Caller.student("Deliverer \(index)")
-            let run = try await app.repository.openRun(
-                id: nil, caller: deliverer, restaurantId: MatchingTestApp.unicafe.placeId,
-                destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-            _ = try await app.repository.placeOrder(
-                id: nil, caller: .student("Orderer \(index)"), restaurantId: MatchingTestApp.unicafe.placeId,
-                destinationId: MatchingTestApp.porthania.placeId, items: "Tea", runId: run.id)
+            let run = try await app.checkIn(deliverer)
+            _ = try await app.order(.student("Orderer \(index)"), "Tea", run: run.id)
         }
         try await Task.sleep(for: .milliseconds(1200))
         // Two processes' schedulers: separate pools on the same database.

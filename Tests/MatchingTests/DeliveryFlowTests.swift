@@ -65,15 +65,9 @@ import TestSupport
         let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
 
         try await app.test { _ in
-            _ = try await app.repository.openRun(
-                id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-                destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-            _ = try await app.repository.openRun(
-                id: nil, caller: eero, restaurantId: MatchingTestApp.unicafe.placeId,
-                destinationId: MatchingTestApp.metsatalo.placeId, capacity: 1, minutes: 30)
-            _ = try await app.repository.placeOrder(
-                id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-                destinationId: MatchingTestApp.porthania.placeId, items: "Coffee", runId: nil)
+            _ = try await app.checkIn(aino)
+            _ = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
+            _ = try await app.order(olli, "Coffee")
             let movedOn = try await eventually(timeout: 10) { try await app.pendingOffer(for: eero) != nil }
             #expect(movedOn)
         }
@@ -128,12 +122,8 @@ import TestSupport
         let app = try await MatchingTestApp.make()
         let (aino, olli, mallory) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Mallory"))
         let outsider = Caller.student("Outsider", campus: "aalto.fi")
-        let run = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-        let order = try await app.repository.placeOrder(
-            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: run.id)
+        let run = try await app.checkIn(aino)
+        let order = try await app.order(olli, "Soup", run: run.id)
         let offer = try #require(try await app.pendingOffer(for: aino))
         let malloryToken = try await app.token(for: mallory)
         let outsiderToken = try await app.token(for: outsider)
@@ -162,12 +152,8 @@ import TestSupport
     @Test func bothSidesCompleteTheDelivery() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli) = (Caller.student("Aino"), Caller.student("Olli"))
-        _ = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-        _ = try await app.repository.placeOrder(
-            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        _ = try await app.checkIn(aino)
+        _ = try await app.order(olli, "Soup")
         let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
 
         let half = try await app.repository.completeMatch(id: match.id, caller: olli)
@@ -185,19 +171,13 @@ import TestSupport
     @Test func aDelivererWhoCancelsPutsTheOrderBackToDispatch() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
-        _ = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-        let order = try await app.repository.placeOrder(
-            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        _ = try await app.checkIn(aino)
+        let order = try await app.order(olli, "Soup")
         let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
 
         _ = try await app.repository.cancelMatch(id: match.id, caller: aino)
         let waiting = try await app.repository.order(id: order.id, caller: olli)
-        _ = try await app.repository.openRun(
-            id: nil, caller: eero, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.metsatalo.placeId, capacity: 1, minutes: 30)
+        _ = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
         let reoffered = try await app.repository.order(id: order.id, caller: olli)
 
         #expect(waiting.status == .waiting)
@@ -212,12 +192,8 @@ import TestSupport
         let (aino, eero, olli, pekka) = (
             Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"), Caller.student("Pekka")
         )
-        let ainosRun = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-        let olliOrder = try await app.repository.placeOrder(
-            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        let ainosRun = try await app.checkIn(aino)
+        let olliOrder = try await app.order(olli, "Soup")
         let ainosOffer = try #require(try await app.pendingOffer(for: aino))
 
         // Olli gives up while Aino is deciding.
@@ -227,12 +203,8 @@ import TestSupport
         }
         _ = try await app.repository.checkOut(runId: ainosRun.id, caller: aino)
         // Eero checks out while deciding on Pekka's order: the order waits for another run.
-        let eerosRun = try await app.repository.openRun(
-            id: nil, caller: eero, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.metsatalo.placeId, capacity: 1, minutes: 30)
-        let pekkasOrder = try await app.repository.placeOrder(
-            id: nil, caller: pekka, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.metsatalo.placeId, items: "Salad", runId: eerosRun.id)
+        let eerosRun = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
+        let pekkasOrder = try await app.order(pekka, "Salad", to: MatchingTestApp.metsatalo, run: eerosRun.id)
         let eerosOffer = try #require(try await app.pendingOffer(for: eero))
         _ = try await app.repository.checkOut(runId: eerosRun.id, caller: eero)
 
@@ -248,16 +220,10 @@ import TestSupport
     @Test func aSeatThatAnOfferGivesUpGoesToAnOrderWaitingForIt() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli, pekka) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Pekka"))
-        let run = try await app.repository.openRun(
-            id: nil, caller: aino, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, capacity: 1, minutes: 30)
-        _ = try await app.repository.placeOrder(
-            id: nil, caller: olli, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Soup", runId: nil)
+        let run = try await app.checkIn(aino)
+        _ = try await app.order(olli, "Soup")
         // Pekka asks for Aino's run while its one seat is offered to Olli's order.
-        let pekkasOrder = try await app.repository.placeOrder(
-            id: nil, caller: pekka, restaurantId: MatchingTestApp.unicafe.placeId,
-            destinationId: MatchingTestApp.porthania.placeId, items: "Salad", runId: run.id)
+        let pekkasOrder = try await app.order(pekka, "Salad", run: run.id)
         let olliOffer = try #require(try await app.pendingOffer(for: aino))
 
         _ = try await app.repository.decline(offerId: olliOffer, caller: aino)

@@ -77,6 +77,22 @@ struct MatchingTestApp {
     }
 
     /// The outbox's events in commit order, with their JSON.
+    /// `caller` checks in at Unicafe for 30 minutes, heading to `destination`.
+    func checkIn(_ caller: Caller, to destination: PlaceSnapshot = porthania, capacity: Int = 1) async throws -> Run {
+        try await repository.openRun(
+            id: nil, caller: caller, restaurantId: Self.unicafe.placeId, destinationId: destination.placeId,
+            capacity: capacity, minutes: 30)
+    }
+
+    /// `caller` orders `items` from Unicafe to `destination`, for `run` when given.
+    func order(_ caller: Caller, _ items: String, to destination: PlaceSnapshot = porthania, run: UUID? = nil)
+        async throws -> Order
+    {
+        try await repository.placeOrder(
+            id: nil, caller: caller, restaurantId: Self.unicafe.placeId, destinationId: destination.placeId,
+            items: items, runId: run)
+    }
+
     func events() async throws -> [(type: String, payload: [String: Any])] {
         try await database.pool.query("SELECT type, payload::text AS payload FROM outbox ORDER BY seq").map { row in
             let text: String = try row.decode("payload")

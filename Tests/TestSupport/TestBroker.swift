@@ -34,8 +34,23 @@ public struct TestBroker: Sendable {
     }
 
     /// Runs rabbitmqctl without blocking a thread of the concurrency pool (each call takes about a second).
+    /// NB: with many tests starting at once, the command's own Erlang node sometimes fails to start ("Distribution
+    /// failed") before it reaches the broker; that attempt did nothing, so it is made again.
     @discardableResult
     static func rabbitmqctl(_ arguments: [String]) async throws -> String {
+        var attempts = 1
+        while true {
+            let (status, text) = try await runRabbitmqctl(arguments)
+            if status == 0 { return text }
+            guard text.contains("Distribution failed"), attempts < 4 else {
+                throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
+            }
+            attempts += 1
+            try await Task.sleep(for: .milliseconds(Int.random(in: 200...1000)))
+        }
+    }
+
+    private static func runRabbitmqctl(_ arguments: [String]) async throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [TestEnvironment.rabbitmqctl] + arguments
@@ -50,11 +65,7 @@ public struct TestBroker: Sendable {
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
         try handle.close()
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        guard status == 0 else {
-            throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
-        }
-        return text
+        return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 }
 
