@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "chat", targets: ["Chat"]),
         .executable(name: "notifications", targets: ["Notifications"]),
         .executable(name: "load", targets: ["LoadGenerator"]),
+        .executable(name: "delivery-simulation", targets: ["DeliverySimulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: C libraries
@@ -45,6 +47,7 @@ let package = Package(
             name: "ServiceKit",
             dependencies: [
                 "Postgres", "Messaging", .hummingbird, .logging, .serviceLifecycle, .nioConcurrency,
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -67,10 +70,19 @@ let package = Package(
             ],
             path: "Services/Places", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
+        // Matching: one executable that wires the flows, each a library over the core they share.
         .executableTarget(
             name: "Matching",
-            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .serviceLifecycle],
-            path: "Services/Matching", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+            dependencies: ["MatchingCore", "Delivery", "ServiceKit", "Messaging", .hummingbird],
+            path: "Services/Matching", exclude: ["Core", "Delivery"], resources: [.copy("openapi.yaml")]),
+        .target(
+            name: "MatchingCore",
+            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .logging, .serviceLifecycle],
+            path: "Services/Matching/Core", resources: [.copy("Migrations")]),
+        .target(
+            name: "Delivery",
+            dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging],
+            path: "Services/Matching/Delivery"),
 
         .executableTarget(
             name: "Chat",
@@ -95,6 +107,10 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             path: "Tools/LoadGenerator", resources: [.copy("Migrations")]),
+        .executableTarget(
+            name: "DeliverySimulation",
+            dependencies: ["Delivery", "MatchingCore", "ServiceKit", "Postgres", "Contracts", .logging, .argumentParser],
+            path: "Tools/DeliverySimulation"),
 
         // MARK: Tests
         .target(
@@ -109,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "AccountsTests",
             dependencies: [
-                "Accounts", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                "Accounts", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -125,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "MatchingTests",
             dependencies: [
-                "Matching", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
+                "Matching", "MatchingCore", "Delivery", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -163,6 +179,7 @@ let package = Package(
 )
 
 extension Target.Dependency {
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let nioConcurrency = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")

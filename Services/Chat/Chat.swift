@@ -1,11 +1,9 @@
 import ServiceKit
 
-/// The chat service: a conversation per match, between its orderer and deliverer, until the delivery is done.
+/// The chat service: a conversation per match of any flow, between its members, until the match ends.
 @main
 struct Chat {
-    static func main() async throws {
-        let configuration = try ServiceConfiguration(service: "chat", defaultPort: 8084)
-        let logger = ServiceLogging.bootstrap(configuration)
-        try await buildApplication(configuration, logger: logger).runService()
+    static func main() async {
+        await ServiceMain.run(service: "chat", defaultPort: 8084, build: buildApplication)
     }
 }

@@ -1,22 +1,57 @@
 import Foundation
 
-/// A chat as its member sees it in the list.
-struct ConversationSummary: Codable, Sendable, Equatable {
+/// A chat as its member sees it in the list: the match it belongs to, what it is about and who else is in it.
+struct ConversationSummary: Encodable, Sendable, Equatable {
     struct Member: Codable, Sendable, Equatable {
         var id: UUID
         var name: String
+        /// Their side in the match's flow (`deliverer`, `tutor`, ...).
+        var role: String
     }
 
     var id: UUID
     var matchId: UUID
+    /// The flow of the match: `delivery`, `tutoring`, `exchange`, `rides`.
+    var flow: String
+    /// One line on what the match is about.
+    var subject: String
     var isOpen: Bool
-    var otherMember: Member
+    /// Everyone in it but the caller, in the match's order.
+    var otherMembers: [Member]
     var lastMessage: Message?
     var unreadCount: Int
 
     enum CodingKeys: String, CodingKey {
-        case id, matchId, otherMember, lastMessage, unreadCount
+        case id, matchId, flow, subject, otherMembers, otherMember, lastMessage, unreadCount
         case isOpen = "open"
+    }
+
+    init(
+        id: UUID, matchId: UUID, flow: String, subject: String, isOpen: Bool, otherMembers: [Member],
+        lastMessage: Message?, unreadCount: Int
+    ) {
+        self.id = id
+        self.matchId = matchId
+        self.flow = flow
+        self.subject = subject
+        self.isOpen = isOpen
+        self.otherMembers = otherMembers
+        self.lastMessage = lastMessage
+        self.unreadCount = unreadCount
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(matchId, forKey: .matchId)
+        try container.encode(flow, forKey: .flow)
+        try container.encode(subject, forKey: .subject)
+        try container.encode(isOpen, forKey: .isOpen)
+        try container.encode(otherMembers, forKey: .otherMembers)
+        // The first other member, as clients of two-member chats read it.
+        try container.encodeIfPresent(otherMembers.first, forKey: .otherMember)
+        try container.encodeIfPresent(lastMessage, forKey: .lastMessage)
+        try container.encode(unreadCount, forKey: .unreadCount)
     }
 }
 

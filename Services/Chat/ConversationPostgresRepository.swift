@@ -7,30 +7,32 @@ import Postgres
 struct ConversationPostgresRepository: Sendable {
     let database: PostgresPool
 
-    /// The caller's open conversations, most recently active first.
+    /// The caller's open conversations, most recently active first, each with its other members.
     func openConversations(of userId: UUID) async throws -> [ConversationSummary] {
         try await database.query(
             """
-            SELECT c.id, c.status = 'open' AS open,
-                CASE WHEN c.orderer_id = \(userId) THEN c.deliverer_id ELSE c.orderer_id END AS other_id,
-                CASE WHEN c.orderer_id = \(userId) THEN coalesce(du.name, c.deliverer_name)
-                     ELSE coalesce(ou.name, c.orderer_name) END AS other_name,
+            SELECT c.id, c.status = 'open' AS open, c.flow, c.subject,
+                (SELECT coalesce(jsonb_agg(jsonb_build_object('id', cm.user_id, 'name', coalesce(u.name, cm.name), 'role', cm.role)
+                        ORDER BY cm.position), '[]'::jsonb)::text
+                    FROM conversation_members cm LEFT JOIN users u ON u.id = cm.user_id
+                    WHERE cm.conversation_id = c.id AND cm.user_id <> \(userId)) AS others,
                 last.id AS last_id, last.sender_id AS last_sender, last.text AS last_text, last.sent_at AS last_sent_at,
                 (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender_id <> \(userId)
                     AND m.seq > coalesce((SELECT r.last_read_seq FROM read_markers r
                         WHERE r.conversation_id = c.id AND r.user_id = \(userId)), 0)) AS unread
-            FROM conversations c
-            LEFT JOIN users ou ON ou.id = c.orderer_id LEFT JOIN users du ON du.id = c.deliverer_id
+            FROM conversation_members me JOIN conversations c ON c.id = me.conversation_id
             LEFT JOIN LATERAL (SELECT * FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1) last ON true
-            WHERE c.status = 'open' AND (c.orderer_id = \(userId) OR c.deliverer_id = \(userId))
+            WHERE me.user_id = \(userId) AND c.status = 'open'
             ORDER BY coalesce(last.sent_at, c.opened_at) DESC
             """
         ).map { row in
             let id: UUID = try row.decode("id")
             let lastId: UUID? = try row.decode("last_id")
+            let others = try JSONDecoder().decode(
+                [ConversationSummary.Member].self, from: Data(try row.decode("others", as: String.self).utf8))
             return ConversationSummary(
-                id: id, matchId: id, isOpen: try row.decode("open"),
-                otherMember: .init(id: try row.decode("other_id"), name: try row.decode("other_name")),
+                id: id, matchId: id, flow: try row.decode("flow"), subject: try row.decode("subject"),
+                isOpen: try row.decode("open"), otherMembers: others,
                 lastMessage: try lastId.map {
                     Message(
                         id: $0, conversationId: id, senderId: try row.decode("last_sender"), text: try row.decode("last_text"),
@@ -80,7 +82,7 @@ struct ConversationPostgresRepository: Sendable {
             try Outbox.append(
                 MessageSent(
                     messageId: id, conversationId: conversationId, senderId: sender, senderName: senderName,
-                    recipientId: membership.otherMember, text: text, sentAt: message.sentAt), on: connection)
+                    recipients: membership.otherMembers, text: text, sentAt: message.sentAt), on: connection)
             return (message, true)
         }
     }
@@ -108,7 +110,7 @@ struct ConversationPostgresRepository: Sendable {
 
     private struct Membership {
         var isOpen: Bool
-        var otherMember: UUID
+        var otherMembers: [UUID]
     }
 
     private static func membership(_ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection, lock: Bool = false)
@@ -116,47 +118,68 @@ struct ConversationPostgresRepository: Sendable {
     {
         try connection.query(
             """
-            SELECT status = 'open' AS open, CASE WHEN orderer_id = \(userId) THEN deliverer_id ELSE orderer_id END AS other
-            FROM conversations WHERE id = \(conversationId) AND (orderer_id = \(userId) OR deliverer_id = \(userId))
-            \(unescaped: lock ? "FOR SHARE" : "")
+            SELECT c.status = 'open' AS open,
+                coalesce((SELECT string_agg(o.user_id::text, ',' ORDER BY o.position) FROM conversation_members o
+                    WHERE o.conversation_id = c.id AND o.user_id <> \(userId)), '') AS others
+            FROM conversations c JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(userId)
+            WHERE c.id = \(conversationId)
+            \(unescaped: lock ? "FOR SHARE OF c" : "")
             """
-        ).first.map { Membership(isOpen: try $0.decode("open"), otherMember: try $0.decode("other")) }
+        ).first.map { row in
+            Membership(
+                isOpen: try row.decode("open"),
+                otherMembers: try row.decode("others", as: String.self).split(separator: ",").compactMap { UUID(uuidString: String($0)) })
+        }
     }
 
     // MARK: Events from other services
 
-    /// `match.accepted` opens the conversation; a later (closing) version already held wins.
-    static func open(_ match: MatchParties, version: Int64, on connection: PostgresConnection) throws {
+    /// `match.opened` opens the match's conversation with its members; a later (closing) version already held wins.
+    static func open(_ match: MatchOpened, on connection: PostgresConnection) throws {
         let inserted = try connection.query(
             """
-            INSERT INTO conversations (id, campus, orderer_id, orderer_name, deliverer_id, deliverer_name, status, version)
-            VALUES (\(match.matchId), \(match.campus), \(match.ordererId), \(match.ordererName), \(match.delivererId),
-                \(match.delivererName), 'open', \(version))
+            INSERT INTO conversations (id, campus, flow, subject, status, version)
+            VALUES (\(match.matchId), \(match.campus), \(match.flow), \(match.subject), 'open', \(match.version))
             ON CONFLICT (id) DO NOTHING RETURNING id
             """)
         guard !inserted.isEmpty else { return }
+        for (position, member) in match.members.enumerated() {
+            try addMember(match.matchId, member.userId, name: member.name, role: member.role, position: position, on: connection)
+        }
         try Outbox.append(
             ConversationOpened(
-                conversationId: match.matchId, matchId: match.matchId, memberIds: [match.ordererId, match.delivererId],
-                version: 1), on: connection)
+                conversationId: match.matchId, matchId: match.matchId, memberIds: match.members.map(\.userId), version: 1),
+            on: connection)
     }
 
-    /// `match.completed` or `match.cancelled` closes it: read-only, and gone from the list.
-    static func close(_ match: MatchParties, version: Int64, on connection: PostgresConnection) throws {
+    /// `match.closed` closes it: read-only, and gone from the list. One that arrives before its opening makes the
+    /// conversation closed at once.
+    static func close(_ match: MatchClosed, on connection: PostgresConnection) throws {
         let closed = try connection.query(
             """
-            INSERT INTO conversations (id, campus, orderer_id, orderer_name, deliverer_id, deliverer_name, status, closed_at, version)
-            VALUES (\(match.matchId), \(match.campus), \(match.ordererId), \(match.ordererName), \(match.delivererId),
-                \(match.delivererName), 'closed', now(), \(version))
+            INSERT INTO conversations (id, campus, flow, subject, status, closed_at, version)
+            VALUES (\(match.matchId), '', \(match.flow), '', 'closed', now(), \(match.version))
             ON CONFLICT (id) DO UPDATE SET status = 'closed', closed_at = now(), version = excluded.version
             WHERE conversations.status = 'open' AND conversations.version < excluded.version
             RETURNING id
             """)
         guard !closed.isEmpty else { return }
+        for (position, userId) in match.memberIds.enumerated() {
+            try addMember(match.matchId, userId, name: "", role: "", position: position, on: connection)
+        }
         try Outbox.append(
-            ConversationClosed(
-                conversationId: match.matchId, matchId: match.matchId, memberIds: [match.ordererId, match.delivererId],
-                version: 2), on: connection)
+            ConversationClosed(conversationId: match.matchId, matchId: match.matchId, memberIds: match.memberIds, version: 2),
+            on: connection)
+    }
+
+    private static func addMember(
+        _ conversationId: UUID, _ userId: UUID, name: String, role: String, position: Int, on connection: PostgresConnection
+    ) throws {
+        try connection.query(
+            """
+            INSERT INTO conversation_members (conversation_id, user_id, name, role, position)
+            VALUES (\(conversationId), \(userId), \(name), \(role), \(position)) ON CONFLICT DO NOTHING
+            """)
     }
 
     static func applyUser(_ user: UserSnapshot, version: Int64, on connection: PostgresConnection) throws {

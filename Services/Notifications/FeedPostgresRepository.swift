@@ -22,7 +22,7 @@ struct FeedPostgresRepository: Sendable {
         ).first!.decode("created_at")
         try Outbox.append(
             json: JSONText(raw: FeedEntry.frame(seq: seq, type: type, at: at, dataJSON: dataJSON)), type: "feed.entry",
-            aggregateId: userId, version: seq, exchange: Topology.liveExchange, routingKey: FeedRouting.liveKey(userId),
+            aggregateId: userId, version: seq, exchange: FeedRouting.liveExchange, routingKey: FeedRouting.liveKey(userId),
             on: connection)
         return seq
     }

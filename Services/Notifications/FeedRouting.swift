@@ -1,25 +1,11 @@
 import Contracts
 import Foundation
 
-/// Who hears of each event, without I/O: only the users it concerns.
+/// Where each user's entries go live.
 enum FeedRouting {
-    static func recipients(of event: any Event) -> [UUID] {
-        switch event {
-        case let event as OfferMade: [event.delivererId]
-        case let event as OfferDeclined: [event.offer.delivererId]
-        case let event as OfferExpired: [event.offer.delivererId]
-        case let event as OfferWithdrawn: [event.offer.delivererId]
-        case let event as MatchAccepted: [event.match.ordererId, event.match.delivererId]
-        case let event as MatchCancelled: [event.match.ordererId, event.match.delivererId]
-        case let event as MatchCompleted: [event.match.ordererId, event.match.delivererId]
-        case let event as OrderExpired: [event.ordererId]
-        case let event as RunClosed: [event.delivererId]
-        case let event as MessageSent: [event.recipientId]
-        case let event as ConversationOpened: event.memberIds
-        case let event as ConversationClosed: event.memberIds
-        default: []
-        }
-    }
+    /// Where notifications sends each user's feed entries live, routing key `user.<id>`: every notifications
+    /// replica binds its own exclusive queue to the users whose sockets it holds.
+    static let liveExchange = "notifications.live"
 
     /// The routing key of a user's live messages.
     static func liveKey(_ userId: UUID) -> String {

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Hummingbird
 import Logging
@@ -5,33 +6,16 @@ import Messaging
 import Postgres
 import ServiceKit
 
-/// Creates and wires what the places server runs: database, relay, controller, router; migrations run first.
+/// The places server's part of the system: what it publishes, its routes. It handles no other service's events.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
-    guard let publicKey = configuration.jwtPublicKey else { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }
-    let database = try await openDatabase(configuration, migrations: migrations, logger: logger)
-    let brokerStatus = BrokerStatus()
-    let relay = OutboxRelay(
-        service: "places", topology: .tarrare, postgresURL: configuration.postgresURL,
-        amqpURL: configuration.amqpURL, status: brokerStatus, logger: logger)
-    let verifier = try await AccessTokenVerifier(
-        publicKeyPEM: publicKey, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
-    let controller = PlaceController(
-        repository: PlacePostgresRepository(database: database),
-        campuses: try CampusDirectory.load(extraFile: configuration.campusesFile))
-
-    let openAPI = try String(contentsOf: Bundle.module.url(forResource: "openapi", withExtension: "yaml")!, encoding: .utf8)
-    let router = makeServiceRouter(
-        configuration: configuration, database: database, brokerStatus: brokerStatus,
-        metrics: MetricsRegistry(service: "places"), openAPI: openAPI)
-    controller.addRoutes(to: router, verifier: verifier)
-    try checkDescription(of: router, against: openAPI, logger: logger)
-
-    var app = Application(
-        router: router,
-        configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "places"),
-        logger: logger)
-    app.addServices(database, relay)
-    return app
+    let builder = try await ServiceBuilder(
+        configuration, logger: logger, migrations: [migrations],
+        topology: Topology(service: "places", publishes: [PlaceUpserted.type, PlaceRetired.type]), bundle: .module)
+    PlaceController(
+        repository: PlacePostgresRepository(database: builder.database),
+        campuses: try CampusDirectory.load(extraFile: configuration.campusesFile)
+    ).addRoutes(to: builder.router, verifier: try await builder.accessTokenVerifier())
+    return try builder.build()
 }
 
 /// Places' own migrations, after the outbox and inbox.

@@ -1,12 +1,14 @@
 import Foundation
 
-/// A chat between the orderer and the deliverer of a match opened; both are members.
+/// The chat of a match opened; its members are told.
 public struct ConversationOpened: Event, Equatable {
     public static let type = "conversation.opened"
     public var conversationId: UUID
     public var matchId: UUID
     public var memberIds: [UUID]
     public var version: Int64
+    /// The users it concerns: its members.
+    public var recipients: [UUID]
     public var aggregateId: UUID { conversationId }
 
     public init(conversationId: UUID, matchId: UUID, memberIds: [UUID], version: Int64) {
@@ -14,16 +16,19 @@ public struct ConversationOpened: Event, Equatable {
         self.matchId = matchId
         self.memberIds = memberIds
         self.version = version
+        recipients = memberIds
     }
 }
 
-/// The chat closed with its match (completed or cancelled); it is read-only from now on.
+/// The chat closed with its match; it is read-only from now on.
 public struct ConversationClosed: Event, Equatable {
     public static let type = "conversation.closed"
     public var conversationId: UUID
     public var matchId: UUID
     public var memberIds: [UUID]
     public var version: Int64
+    /// The users it concerns: its members.
+    public var recipients: [UUID]
     public var aggregateId: UUID { conversationId }
 
     public init(conversationId: UUID, matchId: UUID, memberIds: [UUID], version: Int64) {
@@ -31,17 +36,18 @@ public struct ConversationClosed: Event, Equatable {
         self.matchId = matchId
         self.memberIds = memberIds
         self.version = version
+        recipients = memberIds
     }
 }
 
-/// A member sent a message; the other member is its recipient.
+/// A member sent a message; the other members are its recipients.
 public struct MessageSent: Event, Equatable {
     public static let type = "message.sent"
     public var messageId: UUID
     public var conversationId: UUID
     public var senderId: UUID
     public var senderName: String
-    public var recipientId: UUID
+    public var recipients: [UUID]
     public var text: String
     public var sentAt: Date
     /// Messages are never edited: always 1.
@@ -49,14 +55,14 @@ public struct MessageSent: Event, Equatable {
     public var aggregateId: UUID { messageId }
 
     public init(
-        messageId: UUID, conversationId: UUID, senderId: UUID, senderName: String, recipientId: UUID, text: String,
+        messageId: UUID, conversationId: UUID, senderId: UUID, senderName: String, recipients: [UUID], text: String,
         sentAt: Date
     ) {
         self.messageId = messageId
         self.conversationId = conversationId
         self.senderId = senderId
         self.senderName = senderName
-        self.recipientId = recipientId
+        self.recipients = recipients
         self.text = text
         self.sentAt = sentAt
         version = 1

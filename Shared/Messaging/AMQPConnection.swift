@@ -253,6 +253,7 @@ final class AMQPConnection {
         let body = envelope.message.body
         return Delivery(
             tag: envelope.delivery_tag,
+            exchange: String(bytes: envelope.exchange),
             routingKey: String(bytes: envelope.routing_key),
             messageId: text(AMQP_BASIC_MESSAGE_ID_FLAG, properties.message_id),
             type: text(AMQP_BASIC_TYPE_FLAG, properties.type),
@@ -318,6 +319,8 @@ struct OutgoingMessage {
 /// A message as the broker delivered it.
 public struct Delivery: Sendable {
     let tag: UInt64
+    /// The exchange it was published to: its producer's.
+    public let exchange: String
     public let routingKey: String
     public let messageId: String?
     /// The versioned type, `user.registered.v1`.

@@ -4,20 +4,42 @@ import Logging
 import Postgres
 import ServiceLifecycle
 
-/// The handlers of a consumer, one per event type, each applied inside the inbox transaction.
+/// What a consumer handles, each event type from the producer that publishes it, applied inside the inbox
+/// transaction. The consumer's queues and bindings follow from these declarations.
 public struct EventHandlers: Sendable {
     typealias Handler = @Sendable (Data, PostgresConnection) throws -> Void
     var handlers: [String: Handler] = [:]
+    /// Handlers of every type of one producer, by its exchange, for types without a handler of their own.
+    var everyType: [String: @Sendable (String, Data, PostgresConnection) throws -> Void] = [:]
+    /// The types bound from each producer; `#` is every type.
+    var subscriptions: [String: Set<String>] = [:]
 
     public init() {}
 
-    /// Applies `handler` to every `E` the consumer receives, in a transaction with the inbox row.
+    /// Applies `handler` to every `E` that `producer` publishes, in a transaction with the inbox row.
     public mutating func on<E: Event>(
-        _ type: E.Type, _ handler: @escaping @Sendable (E, PostgresConnection) throws -> Void
+        _ type: E.Type, from producer: String, _ handler: @escaping @Sendable (E, PostgresConnection) throws -> Void
     ) {
+        subscriptions[producer, default: []].insert(E.type)
         handlers[E.type] = { body, connection in
             try handler(try Self.decoder.decode(E.self, from: body), connection)
         }
+    }
+
+    /// Applies `handler` to every event `producer` publishes that has no handler of its own, with its type and
+    /// JSON, for a consumer that needs to know no type (a feed).
+    public mutating func onEveryEvent(
+        from producer: String, _ handler: @escaping @Sendable (_ type: String, _ body: Data, PostgresConnection) throws -> Void
+    ) {
+        subscriptions[producer, default: []].insert("#")
+        everyType[Topology.exchange(of: producer)] = handler
+    }
+
+    func handler(for delivery: Delivery) -> Handler? {
+        if let handler = handlers[delivery.routingKey] { return handler }
+        guard let handler = everyType[delivery.exchange] else { return nil }
+        let type = delivery.routingKey
+        return { body, connection in try handler(type, body, connection) }
     }
 
     static let decoder: JSONDecoder = {
@@ -32,22 +54,16 @@ public struct EventHandlers: Sendable {
 /// dead-lettered; one that cannot be read at all is dead-lettered at once. Reconnects with back-off. Once an hour
 /// it forgets message ids older than `Inbox.retention`.
 public struct EventConsumer: Service {
-    let service: String
     let topology: Topology
-    let handlers: EventHandlers
     let postgresURL: String
     let amqpURL: String
     let status: BrokerStatus
     let logger: Logger
     var prefetch: UInt16 = 32
 
-    public init(
-        service: String, topology: Topology, handlers: EventHandlers, postgresURL: String, amqpURL: String,
-        status: BrokerStatus, logger: Logger
-    ) {
-        self.service = service
+    /// Consumes the queues of `topology` with its handlers.
+    public init(topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus, logger: Logger) {
         self.topology = topology
-        self.handlers = handlers
         self.postgresURL = postgresURL
         self.amqpURL = amqpURL
         self.status = status
@@ -61,10 +77,10 @@ public struct EventConsumer: Service {
 
     private func consume(_ loop: BlockingLoop) {
         var backoff = Backoff()
-        let queues = topology.queues(of: service)
+        let queues = topology.queues
         while !loop.isStopping {
             do {
-                let database = try PostgresConnection(url: postgresURL, applicationName: "\(service)-consumer")
+                let database = try PostgresConnection(url: postgresURL, applicationName: "\(topology.service)-consumer")
                 let broker = try AMQPConnection(url: amqpURL)
                 defer { broker.close() }
                 try broker.declare(topology)
@@ -138,7 +154,7 @@ public struct EventConsumer: Service {
             logger.error("dead-lettering a message without a UUID message_id", metadata: ["type": "\(delivery.routingKey)"])
             return nil
         }
-        guard let handler = handlers.handlers[delivery.routingKey] else {
+        guard let handler = topology.handlers.handler(for: delivery) else {
             logger.error(
                 "dead-lettering a message of a type this consumer has no handler for",
                 metadata: ["messageId": "\(messageId)", "type": "\(delivery.routingKey)"])
@@ -168,7 +184,7 @@ public struct EventConsumer: Service {
             logger.error("dead-lettering a message that does not decode")
             return .deadLetter
         } catch {
-            let limit = topology.queues(of: service).first { $0.types.contains(delivery.routingKey) }?.deliveryLimit ?? 0
+            let limit = topology.queues.first { $0.exchange == delivery.exchange }?.deliveryLimit ?? 0
             // NB: the broker dead-letters once a message has been returned more than `limit` times.
             let isLast = delivery.deliveryCount >= limit
             logger.error(

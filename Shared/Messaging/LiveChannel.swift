@@ -16,7 +16,6 @@ public final class LiveChannel: Service, Sendable {
     }
 
     private let exchange: String
-    private let topology: Topology
     private let amqpURL: String
     private let status: BrokerStatus
     private let logger: Logger
@@ -32,9 +31,8 @@ public final class LiveChannel: Service, Sendable {
     /// How many sockets want each key; a key is bound while its count is above zero.
     private let wanted = NIOLockedValueBox<[String: Int]>([:])
 
-    public init(exchange: String, topology: Topology, amqpURL: String, status: BrokerStatus, logger: Logger) {
+    public init(exchange: String, amqpURL: String, status: BrokerStatus, logger: Logger) {
         self.exchange = exchange
-        self.topology = topology
         self.amqpURL = amqpURL
         self.status = status
         self.logger = logger
@@ -92,7 +90,7 @@ public final class LiveChannel: Service, Sendable {
             do {
                 let broker = try AMQPConnection(url: amqpURL)
                 defer { broker.close() }
-                try broker.declare(topology)
+                try broker.declareExchange(exchange, type: "topic")
                 let queue = try broker.declareExclusiveQueue()
                 // After a reconnect the new queue needs every key still wanted.
                 for key in wanted.withLockedValue({ Array($0.keys) }) {

@@ -7,23 +7,19 @@ import ServiceLifecycle
 /// Every replica runs one; a PostgreSQL advisory lock makes exactly one of them active. It wakes on NOTIFY and
 /// polls every second; once an hour it deletes rows sent more than `Outbox.retention` ago.
 public struct OutboxRelay: Service {
-    let service: String
     let topology: Topology
     let postgresURL: String
     let amqpURL: String
     let status: BrokerStatus
     let logger: Logger
     var batchSize = 100
-    /// The types of this service's events that some queue takes.
-    let boundTypes: Set<String>
+    /// The types the service declared it publishes.
+    let declaredTypes: Set<String>
 
-    public init(
-        service: String, topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus,
-        logger: Logger
-    ) {
-        self.service = service
+    /// Publishes the outbox of `topology`'s service to its exchange.
+    public init(topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus, logger: Logger) {
         self.topology = topology
-        boundTypes = Set(topology.queues.filter { $0.producer == service }.flatMap(\.types))
+        declaredTypes = Set(topology.publishes)
         self.postgresURL = postgresURL
         self.amqpURL = amqpURL
         self.status = status
@@ -39,7 +35,7 @@ public struct OutboxRelay: Service {
         var backoff = Backoff()
         while !loop.isStopping {
             do {
-                let database = try PostgresConnection(url: postgresURL, applicationName: "\(service)-relay")
+                let database = try PostgresConnection(url: postgresURL, applicationName: "\(topology.service)-relay")
                 let broker = try AMQPConnection(url: amqpURL)
                 defer { broker.close() }
                 try broker.declare(topology)
@@ -85,9 +81,6 @@ public struct OutboxRelay: Service {
             """)
         guard !rows.isEmpty else { return 0 }
         var ids: [String] = []
-        // Messages some queue of the topology is bound to take; a live message or an event no service consumes yet
-        // may come back unrouted.
-        var awaited = Set<String>()
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         for row in rows {
@@ -95,10 +88,12 @@ public struct OutboxRelay: Service {
             let type = try row.decode("type", as: String.self)
             let schemaVersion = try row.decode("schema_version", as: Int.self)
             let exchange: String? = try row.decode("exchange")
-            if exchange == nil && boundTypes.contains(type) { awaited.insert(id.uuidString.lowercased()) }
+            if exchange == nil && !declaredTypes.contains(type) {
+                logger.error("publishing an event type the service does not declare", metadata: ["type": "\(type)"])
+            }
             lastTag = try broker.publish(
                 OutgoingMessage(
-                    exchange: exchange ?? Topology.exchange(of: service), routingKey: try row.decode("routing_key") ?? type,
+                    exchange: exchange ?? Topology.exchange(of: topology.service), routingKey: try row.decode("routing_key") ?? type,
                     messageId: id.uuidString.lowercased(),
                     type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
                     traceparent: try row.decode("traceparent"), body: Data(try row.decode("payload", as: String.self).utf8)))
@@ -110,8 +105,9 @@ public struct OutboxRelay: Service {
             // NB: rows stay unsent and go again in order; consumers drop the copies that did arrive.
             throw AMQPError("the broker refused \(nacked.count) of \(rows.count) messages")
         }
-        for messageId in returned where awaited.contains(messageId) {
-            logger.warning("event had no queue bound to its type", metadata: ["messageId": "\(messageId)"])
+        // NB: an event no consumer has bound yet comes back unrouted; a consumer binds its queues when it starts.
+        for messageId in returned {
+            logger.debug("no queue took a message", metadata: ["messageId": "\(messageId)"])
         }
         try database.query("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
         return rows.count

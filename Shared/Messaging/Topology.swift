@@ -1,53 +1,53 @@
-import Contracts
+import Foundation
 
-/// Every exchange, queue and binding of the system, defined once here and declared idempotently by every process
-/// at start, so that no event is published before the queues that need it exist.
+/// What one service does on the broker, from its own declarations: the event types it publishes on its exchange
+/// `<service>.events`, and one durable quorum queue `<service>.<producer>` per producer it consumes, bound to
+/// exactly the types its handlers take. Every process declares its part idempotently at start.
 public struct Topology: Sendable {
-    /// One durable topic exchange per producing service: `<service>.events`.
-    public var exchanges: [String]
-    public var queues: [QueueDefinition]
+    public let service: String
+    /// The types this service publishes on its own exchange.
+    public let publishes: [String]
+    /// What it consumes; its queues follow from these.
+    public let handlers: EventHandlers
+    /// The queues this service consumes.
+    public let queues: [QueueDefinition]
+    /// Exchanges besides its own and its producers' that the service publishes to (a live channel).
+    public let otherExchanges: [String]
 
-    public init(exchanges: [String], queues: [QueueDefinition]) {
-        self.exchanges = exchanges
-        self.queues = queues
+    public init(
+        service: String, publishes: [String] = [], handlers: EventHandlers = EventHandlers(), deliveryLimit: Int = 5,
+        otherExchanges: [String] = []
+    ) {
+        self.service = service
+        self.publishes = publishes
+        self.otherExchanges = otherExchanges
+        self.handlers = handlers
+        queues = handlers.subscriptions.keys.sorted().map { producer in
+            QueueDefinition(
+                consumer: service, producer: producer, types: handlers.subscriptions[producer]!.sorted(),
+                deliveryLimit: deliveryLimit)
+        }
     }
 
-    /// The queues a consumer service reads.
-    public func queues(of consumer: String) -> [QueueDefinition] {
-        queues.filter { $0.consumer == consumer }
+    /// Its own exchange, its producers' (so that its bindings can be made before they ever ran) and the others.
+    public var exchanges: [String] {
+        [Self.exchange(of: service)] + queues.map(\.exchange) + otherExchanges
     }
-
-    /// Where notifications sends each user's feed entries live, routing key `user.<id>`: every notifications
-    /// replica binds its own exclusive queue to the users whose sockets it holds.
-    public static let liveExchange = "notifications.live"
 
     /// The exchange a producing service publishes to.
     public static func exchange(of service: String) -> String { "\(service).events" }
 
-    /// Tarrare's topology. A consumer handles exactly the types bound here.
-    public static let tarrare = Topology(
-        exchanges: ["accounts", "places", "matching", "chat", "notifications"].map(exchange(of:)) + [liveExchange],
-        queues: [
-            QueueDefinition(consumer: "matching", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
-            QueueDefinition(consumer: "matching", producer: "places", types: [PlaceUpserted.type, PlaceRetired.type]),
-            QueueDefinition(consumer: "chat", producer: "accounts", types: [UserRegistered.type, UserUpdated.type]),
-            QueueDefinition(
-                consumer: "chat", producer: "matching",
-                types: [MatchAccepted.type, MatchCancelled.type, MatchCompleted.type]),
-            QueueDefinition(
-                consumer: "notifications", producer: "matching",
-                types: [
-                    OfferMade.type, OfferDeclined.type, OfferExpired.type, OfferWithdrawn.type, MatchAccepted.type,
-                    MatchCancelled.type, MatchCompleted.type, OrderExpired.type, RunClosed.type,
-                ]),
-            QueueDefinition(
-                consumer: "notifications", producer: "chat",
-                types: [MessageSent.type, ConversationOpened.type, ConversationClosed.type]),
-        ])
+    /// Declares this service's part once, for a process that must know its queues are bound before it goes on
+    /// (at start, before it serves, so that what its producers publish from then on is kept for it).
+    public func declare(amqpURL: String) throws {
+        let broker = try AMQPConnection(url: amqpURL)
+        defer { broker.close() }
+        try broker.declare(self)
+    }
 }
 
 /// A durable quorum queue `<consumer>.<producer>` shared by the consumer's replicas, with a dead-letter queue
-/// `<queue>.dead` that takes what failed `deliveryLimit` times.
+/// `<queue>.dead` that takes what failed `deliveryLimit` times. `#` among the types binds every type.
 public struct QueueDefinition: Sendable {
     public var consumer: String
     public var producer: String
@@ -67,9 +67,9 @@ public struct QueueDefinition: Sendable {
 }
 
 extension AMQPConnection {
-    /// Declares the whole topology; repeating it changes nothing.
+    /// Declares a service's exchanges, queues and bindings; repeating it changes nothing.
     func declare(_ topology: Topology) throws {
-        for exchange in topology.exchanges {
+        for exchange in Set(topology.exchanges).sorted() {
             try declareExchange(exchange, type: "topic")
         }
         for queue in topology.queues {

@@ -56,11 +56,17 @@ public func checkDescription(of router: Router<ServiceRequestContext>, against o
 }
 
 /// The service's connection pool, with the outbox and inbox tables and then the service's own migrations applied.
-public func openDatabase(_ configuration: ServiceConfiguration, migrations: URL, logger: Logger) async throws -> PostgresPool {
+public func openDatabase(_ configuration: ServiceConfiguration, migrations: URL..., logger: Logger) async throws
+    -> PostgresPool
+{
+    try await openDatabase(configuration, migrations: migrations, logger: logger)
+}
+
+func openDatabase(_ configuration: ServiceConfiguration, migrations: [URL], logger: Logger) async throws -> PostgresPool {
     let database = try PostgresPool(
         url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: configuration.service,
         logger: logger)
-    try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory, migrations], logger: logger)
+    try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory] + migrations, logger: logger)
         .migrate(database)
     return database
 }

@@ -1,8 +1,10 @@
 @testable import Accounts
+import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+import Messaging
 import ServiceKit
 import Testing
 import TestSupport
@@ -77,11 +79,15 @@ import TestSupport
 
     @Test func signingUpPublishesUserRegisteredThroughTheOutbox() async throws {
         let app = try await AccountsTestApp.make()
+        // A consumer of the event, as other services declare themselves.
+        var handlers = EventHandlers()
+        handlers.on(UserRegistered.self, from: "accounts") { _, _ in }
+        try Topology(service: "observer", handlers: handlers).declare(amqpURL: app.broker.url)
 
         try await app.test { client in
             _ = try await client.signUp(name: "Eero")
             let isQueued = try await eventually {
-                try await app.broker.messageCounts()["matching.accounts"] == 1
+                try await app.broker.messageCounts()["observer.accounts"] == 1
             }
             #expect(isQueued)
         }

@@ -57,12 +57,20 @@ struct ChatTestApp {
     }
 }
 
-extension MatchParties {
-    static func between(orderer: UUID, deliverer: UUID) -> MatchParties {
-        MatchParties(
-            matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer, ordererName: "Olli",
-            delivererId: deliverer, delivererName: "Eero", restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
-            destination: PlaceReference(placeId: UUID(), name: "Porthania"))
+extension MatchOpened {
+    /// A delivery match between two students, as matching announces it.
+    static func between(orderer: UUID, deliverer: UUID) -> MatchOpened {
+        MatchOpened(
+            matchId: UUID(), flow: "delivery", campus: "helsinki.fi",
+            members: [
+                MatchMember(userId: orderer, name: "Olli", role: "orderer"),
+                MatchMember(userId: deliverer, name: "Eero", role: "deliverer"),
+            ],
+            subject: "Soup to Porthania", version: 1)
+    }
+
+    func closed(version: Int64) -> MatchClosed {
+        MatchClosed(matchId: matchId, flow: flow, reason: "completed", memberIds: members.map(\.userId), version: version)
     }
 }
 
@@ -86,8 +94,8 @@ extension TestClientProtocol {
     @Test func membersChatWithUnreadCountsAndHistoryByCursor() async throws {
         let app = try await ChatTestApp.make()
         let (olli, eero) = (UUID(), UUID())
-        let match = MatchParties.between(orderer: olli, deliverer: eero)
-        try await app.apply { try ConversationPostgresRepository.open(match, version: 1, on: $0) }
+        let match = MatchOpened.between(orderer: olli, deliverer: eero)
+        try await app.apply { try ConversationPostgresRepository.open(match, on: $0) }
         let (olliToken, eeroToken) = (try await app.token(olli, name: "Olli"), try await app.token(eero, name: "Eero"))
         let path = "/v1/conversations/\(match.matchId)"
 
@@ -106,6 +114,10 @@ extension TestClientProtocol {
             let conversation = try #require((list["conversations"] as? [[String: Any]])?.first)
             #expect(conversation["unreadCount"] as? Int == 5)
             #expect((conversation["otherMember"] as? [String: Any])?["name"] as? String == "Olli")
+            let others = (conversation["otherMembers"] as? [[String: Any]])?.compactMap { $0["role"] as? String }
+            #expect(others == ["orderer"])
+            #expect(conversation["subject"] as? String == "Soup to Porthania")
+            #expect(conversation["flow"] as? String == "delivery")
             #expect((conversation["lastMessage"] as? [String: Any])?["text"] as? String == "Hei 5 👋")
 
             let (_, firstPage) = try await client.call(.get, "\(path)/messages?limit=3", token: eeroToken)
@@ -128,8 +140,8 @@ extension TestClientProtocol {
     @Test func aStrangerCannotReadOrWriteAndAClosedChatIsReadOnly() async throws {
         let app = try await ChatTestApp.make()
         let (olli, eero, mallory) = (UUID(), UUID(), UUID())
-        let match = MatchParties.between(orderer: olli, deliverer: eero)
-        try await app.apply { try ConversationPostgresRepository.open(match, version: 1, on: $0) }
+        let match = MatchOpened.between(orderer: olli, deliverer: eero)
+        try await app.apply { try ConversationPostgresRepository.open(match, on: $0) }
         let path = "/v1/conversations/\(match.matchId)"
         let (olliToken, malloryToken) = (try await app.token(olli, name: "Olli"), try await app.token(mallory, name: "Mallory"))
 
@@ -146,7 +158,7 @@ extension TestClientProtocol {
                 .post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": String(repeating: "x", count: 2001)])
             #expect(tooLong == .badRequest && problem["field"] as? String == "text")
 
-            try await app.apply { try ConversationPostgresRepository.close(match, version: 3, on: $0) }
+            try await app.apply { try ConversationPostgresRepository.close(match.closed(version: 3), on: $0) }
             let (closed, _) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "late"])
             let (_, afterClose) = try await client.call(.get, "/v1/conversations", token: olliToken)
             let (history, _) = try await client.call(.get, "\(path)/messages", token: olliToken)
@@ -156,30 +168,31 @@ extension TestClientProtocol {
         }
     }
 
-    @Test func aMatchAcceptedInMatchingOpensTheChatOverTheBroker() async throws {
+    @Test func aMatchOpenedInMatchingOpensTheChatOverTheBroker() async throws {
         let app = try await ChatTestApp.make()
         let matching = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
-        let match = MatchParties.between(orderer: UUID(), deliverer: UUID())
+        let match = MatchOpened.between(orderer: UUID(), deliverer: UUID())
         try await matching.pool.transaction { connection in
-            try Outbox.append(MatchAccepted(match: match, version: 1), on: connection)
-            try Outbox.append(MatchAccepted(match: match, version: 1), on: connection)
+            try Outbox.append(match, on: connection)
+            try Outbox.append(match, on: connection)
         }
         let relay = OutboxRelay(
-            service: "matching", topology: .tarrare, postgresURL: matching.url, amqpURL: app.broker.url,
-            status: BrokerStatus(), logger: TestEnvironment.logger)
+            topology: Topology(service: "matching", publishes: [MatchOpened.type]), postgresURL: matching.url,
+            amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
-        let relaying = Task { try await group.run() }
-        let olliToken = try await app.token(match.ordererId, name: "Olli")
+        let olliToken = try await app.token(match.members[0].userId, name: "Olli")
 
         try await app.test { client in
+            // Chat has bound its queues by now; matching publishes from here on.
+            let relaying = Task { try await group.run() }
             let opened = try await eventually {
                 let (_, list) = try await client.call(.get, "/v1/conversations", token: olliToken)
                 return (list["conversations"] as? [Any])?.count == 1
             }
             #expect(opened)
+            await group.triggerGracefulShutdown()
+            try await relaying.value
         }
-        await group.triggerGracefulShutdown()
-        try await relaying.value
         let opened = try await app.database.pool.query("SELECT count(*) AS n FROM outbox WHERE type = 'conversation.opened'")
             .first?.decode("n", as: Int.self)
         #expect(opened == 1)

@@ -102,17 +102,28 @@ final class RunningSystem: @unchecked Sendable {
         guard process.terminationStatus == 0 else { throw TestFailure("\(service) \(arguments) failed") }
     }
 
-    /// Publishes `match.accepted` as matching would, from an outbox of the test's own, and returns the match id.
+    /// Publishes `match.accepted` and `match.opened` as matching would, from an outbox of the test's own, and returns
+    /// the match id.
     func acceptMatch(orderer: UUID, deliverer: UUID) async throws -> UUID {
         let producer = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
         let match = MatchParties(
             matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer, ordererName: "Olli",
             delivererId: deliverer, delivererName: "Eero", restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
             destination: PlaceReference(placeId: UUID(), name: "Porthania"))
-        try await producer.pool.transaction { try Outbox.append(MatchAccepted(match: match, version: 1), on: $0) }
+        let opened = MatchOpened(
+            matchId: match.matchId, flow: "delivery", campus: match.campus,
+            members: [
+                MatchMember(userId: orderer, name: match.ordererName, role: "orderer"),
+                MatchMember(userId: deliverer, name: match.delivererName, role: "deliverer"),
+            ],
+            subject: "Soup to Porthania", version: 1)
+        try await producer.pool.transaction { connection in
+            try Outbox.append(MatchAccepted(match: match, version: 1), on: connection)
+            try Outbox.append(opened, on: connection)
+        }
         let relay = OutboxRelay(
-            service: "matching", topology: .tarrare, postgresURL: producer.url, amqpURL: broker.url, status: BrokerStatus(),
-            logger: TestEnvironment.logger)
+            topology: Topology(service: "matching", publishes: [MatchAccepted.type, MatchOpened.type]),
+            postgresURL: producer.url, amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
         let relaying = Task { try await group.run() }
         _ = try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }

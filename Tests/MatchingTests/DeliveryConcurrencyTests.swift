@@ -1,5 +1,7 @@
 import Foundation
+@testable import Delivery
 @testable import Matching
+@testable import MatchingCore
 import Postgres
 import Testing
 import TestSupport

@@ -2,7 +2,9 @@ import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+@testable import Delivery
 @testable import Matching
+@testable import MatchingCore
 import Messaging
 import Postgres
 import ServiceLifecycle
@@ -54,6 +56,7 @@ import TestSupport
 
         #expect(events.map(\.type) == [
             "run.opened", "run.opened", "order.placed", "offer.made", "offer.declined", "offer.made", "match.accepted",
+            "match.opened",
         ])
         #expect(events[3].payload["delivererId"] as? String == aino.userId.uuidString)
         #expect(events[5].payload["delivererId"] as? String == eero.userId.uuidString)
@@ -83,11 +86,12 @@ import TestSupport
             placeId: UUID(), campus: "helsinki.fi", name: "Think Corner", kind: "restaurant", subtype: "cafe",
             latitude: 60.1697, longitude: 24.9486)
         let user = UserSnapshot(userId: UUID(), campus: "helsinki.fi", name: "Helmi", mode: "delivering")
-        // Places published before matching ever ran: the queue already exists, declared by the producer.
+        // Places publishes while matching is down: its queues are there, as a matching that ran once leaves them.
+        try Topology(service: "matching", handlers: ReadModels.handlers).declare(amqpURL: app.broker.url)
         let status = BrokerStatus()
         let relay = OutboxRelay(
-            service: "places", topology: .tarrare, postgresURL: producer.url, amqpURL: app.broker.url, status: status,
-            logger: TestEnvironment.logger)
+            topology: Topology(service: "places", publishes: [PlaceUpserted.type]), postgresURL: producer.url,
+            amqpURL: app.broker.url, status: status, logger: TestEnvironment.logger)
         try await producer.pool.transaction { connection in
             try Outbox.append(PlaceUpserted(place: place, version: 1), on: connection)
             try Outbox.append(PlaceUpserted(place: PlaceSnapshot(
@@ -98,8 +102,8 @@ import TestSupport
             try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
         }
         let accounts = OutboxRelay(
-            service: "accounts", topology: .tarrare, postgresURL: producer.url, amqpURL: app.broker.url, status: status,
-            logger: TestEnvironment.logger)
+            topology: Topology(service: "accounts", publishes: [UserRegistered.type]), postgresURL: producer.url,
+            amqpURL: app.broker.url, status: status, logger: TestEnvironment.logger)
         try await producer.pool.transaction { connection in
             try Outbox.append(UserRegistered(user: user, version: 1), on: connection)
         }
@@ -165,7 +169,9 @@ import TestSupport
         #expect(half.status == .active && half.ordererCompleted && !half.delivererCompleted)
         #expect(whole.status == .completed)
         #expect(cancelAfter != nil)
-        #expect(try await app.events().last?.type == "match.completed")
+        let closing = try await app.events().suffix(2)
+        #expect(closing.map(\.type) == ["match.completed", "match.closed"])
+        #expect(closing.last?.payload["reason"] as? String == "completed")
     }
 
     @Test func aDelivererWhoCancelsPutsTheOrderBackToDispatch() async throws {

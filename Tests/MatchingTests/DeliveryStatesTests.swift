@@ -1,4 +1,6 @@
+@testable import Delivery
 @testable import Matching
+@testable import MatchingCore
 import Testing
 
 @Suite struct DeliveryStatesTests {

@@ -3,7 +3,9 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+@testable import Delivery
 @testable import Matching
+@testable import MatchingCore
 import Messaging
 import Postgres
 import ServiceKit
@@ -14,7 +16,7 @@ struct MatchingTestApp {
     static let migrations = [
         PostgresMigrator.messagingDirectory,
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Services/Matching/Migrations"),
+            .appendingPathComponent("Services/Matching/Core/Migrations"),
     ]
 
     /// Fixture places around the Helsinki campus: Porthania and Metsätalo are 285 m apart.
@@ -41,7 +43,7 @@ struct MatchingTestApp {
         let database = try await TestDatabase.make(migrations: migrations, poolSize: 8)
         try await database.pool.transaction { connection in
             for place in [unicafe, porthania, metsatalo, farBuilding] {
-                try DeliveryPostgresRepository.applyPlace(place, version: 1, isRetired: false, on: connection)
+                try ReadModels.applyPlace(place, version: 1, isRetired: false, on: connection)
             }
         }
         let privateKey = try EdDSA.PrivateKey()

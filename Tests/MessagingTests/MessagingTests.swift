@@ -22,37 +22,41 @@ struct MessagingFixture {
         PostgresMigrator.messagingDirectory,
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Migrations"),
     ]
-    static let topology = Topology(
-        exchanges: [Topology.exchange(of: "producer")],
-        queues: [QueueDefinition(consumer: "consumer", producer: "producer", types: [ThingHappened.type], deliveryLimit: 3)])
+    static let producerTopology = Topology(service: "producer", publishes: [ThingHappened.type])
+    static let consumerTopology: Topology = {
+        var handlers = EventHandlers()
+        handlers.on(ThingHappened.self, from: "producer") { event, connection in
+            struct Poisoned: Error {}
+            if event.isPoison { throw Poisoned() }
+            try connection.query("INSERT INTO applied (event_id, sequence) VALUES (\(event.thingId), \(event.sequence))")
+        }
+        return Topology(service: "consumer", handlers: handlers, deliveryLimit: 3)
+    }()
 
     let broker: TestBroker
     let producer: TestDatabase
     let consumer: TestDatabase
     let status = BrokerStatus()
 
+    /// A fixture whose consumer's queue is already declared, as a consumer that ran once leaves it.
     static func make() async throws -> MessagingFixture {
-        MessagingFixture(
-            broker: try await TestBroker.make(), producer: try await TestDatabase.make(migrations: migrations),
+        let broker = try await TestBroker.make()
+        try consumerTopology.declare(amqpURL: broker.url)
+        return MessagingFixture(
+            broker: broker, producer: try await TestDatabase.make(migrations: migrations),
             consumer: try await TestDatabase.make(migrations: migrations))
     }
 
     var relay: OutboxRelay {
         OutboxRelay(
-            service: "producer", topology: Self.topology, postgresURL: producer.url, amqpURL: broker.url, status: status,
+            topology: Self.producerTopology, postgresURL: producer.url, amqpURL: broker.url, status: status,
             logger: TestEnvironment.logger)
     }
 
     func consumerService() -> EventConsumer {
-        var handlers = EventHandlers()
-        handlers.on(ThingHappened.self) { event, connection in
-            struct Poisoned: Error {}
-            if event.isPoison { throw Poisoned() }
-            try connection.query("INSERT INTO applied (event_id, sequence) VALUES (\(event.thingId), \(event.sequence))")
-        }
-        return EventConsumer(
-            service: "consumer", topology: Self.topology, handlers: handlers, postgresURL: consumer.url,
-            amqpURL: broker.url, status: status, logger: TestEnvironment.logger)
+        EventConsumer(
+            topology: Self.consumerTopology, postgresURL: consumer.url, amqpURL: broker.url, status: status,
+            logger: TestEnvironment.logger)
     }
 
     /// Writes events to the producer's outbox, one transaction each.

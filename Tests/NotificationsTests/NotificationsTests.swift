@@ -117,26 +117,33 @@ enum StreamClient {
 }
 
 @Suite(.timeLimit(.minutes(2))) struct NotificationsTests {
-    @Test func onlyTheConcernedUsersHearOfAnEvent() {
+    @Test func onlyTheConcernedUsersHearOfAnEvent() throws {
         let (orderer, deliverer, stranger) = (UUID(), UUID(), UUID())
         let offer = OfferMade(
             offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
             restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"), destination: PlaceReference(placeId: UUID(), name: "Porthania"),
             items: "Soup", expiresAt: Date(), version: 1)
         let message = MessageSent(
-            messageId: UUID(), conversationId: UUID(), senderId: orderer, senderName: "Olli", recipientId: deliverer,
+            messageId: UUID(), conversationId: UUID(), senderId: orderer, senderName: "Olli", recipients: [deliverer],
             text: "Hi", sentAt: Date())
         let expired = OrderExpired(orderId: UUID(), ordererId: orderer, version: 2)
         let withdrawn = OfferWithdrawn(
             offer: OfferEnded(offerId: offer.offerId, orderId: offer.orderId, delivererId: deliverer, version: 2),
             reason: "orderCancelled")
 
-        #expect(FeedRouting.recipients(of: offer) == [deliverer])
-        #expect(FeedRouting.recipients(of: message) == [deliverer])
-        #expect(FeedRouting.recipients(of: expired) == [orderer])
-        #expect(FeedRouting.recipients(of: withdrawn) == [deliverer])
+        /// What notifications reads of any event: the `recipients` of its JSON.
+        func recipients(of event: any Event) throws -> [UUID] {
+            struct Addressed: Decodable { var recipients: [UUID] }
+            return try JSONDecoder().decode(Addressed.self, from: try JSONEncoder().encode(event)).recipients
+        }
+
+        #expect(try recipients(of: offer) == [deliverer])
+        #expect(try recipients(of: message) == [deliverer])
+        #expect(try recipients(of: expired) == [orderer])
+        #expect(try recipients(of: withdrawn) == [deliverer])
         let events: [any Event] = [offer, message, expired, withdrawn]
-        #expect(!events.contains { FeedRouting.recipients(of: $0).contains(stranger) })
+        let everyone = try events.flatMap { try recipients(of: $0) }
+        #expect(!everyone.contains(stranger))
     }
 
     @Test func aReconnectingStudentGetsExactlyWhatTheyMissedInOrder() async throws {
@@ -235,20 +242,21 @@ enum StreamClient {
             items: "Soup", expiresAt: Date(), version: 1)
         try await matching.pool.transaction { try Outbox.append(offer, on: $0) }
         let relay = OutboxRelay(
-            service: "matching", topology: .tarrare, postgresURL: matching.url, amqpURL: app.broker.url, status: BrokerStatus(),
-            logger: TestEnvironment.logger)
+            topology: Topology(service: "matching", publishes: [OfferMade.type]), postgresURL: matching.url,
+            amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
-        let relaying = Task { try await group.run() }
 
         try await app.live { _, _ in
+            // Notifications has bound its queues by now; matching publishes from here on.
+            let relaying = Task { try await group.run() }
             _ = try await eventually { try await app.database.pool.query("SELECT 1 FROM feed").count == 1 }
             // The relay publishes the same row, with the same message id, once more.
             try await matching.pool.query("UPDATE outbox SET sent_at = NULL")
             _ = try await eventually { try await matching.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
             try await Task.sleep(for: .seconds(1))
+            await group.triggerGracefulShutdown()
+            try await relaying.value
         }
-        await group.triggerGracefulShutdown()
-        try await relaying.value
         let entries = try await app.database.pool.query("SELECT user_id, seq, type FROM feed")
 
         #expect(entries.count == 1)

@@ -111,8 +111,8 @@ def test_a_poison_message_is_dead_lettered_and_the_rest_flows(system, pairs):
     before = {queue: depth(queue) for queue in ("chat.matching.dead", "notifications.matching.dead")}
     with mid_flow(system, pairs, more=PAIRS):
         channel.basic_publish(
-            "matching.events", "match.accepted", b'{"match": "not one"',
-            pika.BasicProperties(message_id=str(uuid.uuid4()), type="match.accepted.v1", delivery_mode=2))
+            "matching.events", "match.opened", b'{"match": "not one"',
+            pika.BasicProperties(message_id=str(uuid.uuid4()), type="match.opened.v1", delivery_mode=2))
         assert eventually(lambda: all(depth(queue) == count + 1 for queue, count in before.items()), timeout=30), \
             {queue: depth(queue) for queue in before}
         broker.close()

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MatchingCore
 import ServiceKit
 
 /// The delivery flow's API: runs, restaurants with runs, orders, offers and matches, on the caller's campus.
@@ -118,19 +119,6 @@ struct DeliveryController: Sendable {
 
     func completeMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
         try await repository.completeMatch(id: try context.id("match"), caller: try context.caller())
-    }
-}
-
-extension ServiceRequestContext {
-    func caller() throws -> Caller {
-        let identity = try requireIdentity()
-        return Caller(userId: identity.userId, campus: identity.campus, name: identity.name)
-    }
-
-    /// The `{id}` path parameter; one that is not a UUID names nothing, so it is 404 like a missing one.
-    func id(_ what: String) throws -> UUID {
-        guard let id = parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw MatchingError.notFound(what) }
-        return id
     }
 }
 

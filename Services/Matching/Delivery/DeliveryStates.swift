@@ -1,8 +1,10 @@
+import MatchingCore
+
 /// The state machines of the delivery flow, without I/O. Every transition not listed is refused with
 /// `MatchingError.conflict`, which clients see as 409.
 
 /// A deliverer's check-in at a restaurant.
-enum RunStatus: String, Codable, Sendable, CaseIterable {
+public enum RunStatus: String, Codable, Sendable, CaseIterable {
     case open
     /// Checked out by the deliverer.
     case closed
@@ -23,7 +25,7 @@ enum RunStatus: String, Codable, Sendable, CaseIterable {
 }
 
 /// An orderer's request.
-enum OrderStatus: String, Codable, Sendable, CaseIterable {
+public enum OrderStatus: String, Codable, Sendable, CaseIterable {
     /// No deliverer has it; a run that opens later is matched against it.
     case waiting
     /// Offered to one deliverer, who has not answered yet.
@@ -56,7 +58,7 @@ enum OrderStatus: String, Codable, Sendable, CaseIterable {
 }
 
 /// One order offered to one deliverer for a short window.
-enum OfferStatus: String, Codable, Sendable, CaseIterable {
+public enum OfferStatus: String, Codable, Sendable, CaseIterable {
     case pending
     case accepted
     case declined
@@ -78,7 +80,7 @@ enum OfferStatus: String, Codable, Sendable, CaseIterable {
 }
 
 /// An orderer and a deliverer agreed on an order.
-enum MatchStatus: String, Codable, Sendable, CaseIterable {
+public enum MatchStatus: String, Codable, Sendable, CaseIterable {
     case active
     case completed
     case cancelled
@@ -98,24 +100,4 @@ enum MatchStatus: String, Codable, Sendable, CaseIterable {
 enum MatchSide: String, Codable, Sendable {
     case orderer
     case deliverer
-}
-
-/// Who gets the next offer, without I/O.
-enum Dispatch {
-    /// A run that could take an order.
-    struct Candidate: Sendable, Equatable {
-        var runId: String
-        /// From the run's destination to the order's.
-        var detourMeters: Double
-        var freeSeats: Int
-        var wasOfferedBefore: Bool
-    }
-
-    /// The nearest eligible run: free capacity, destination within `radius` of the order's, not offered this order
-    /// before. Ties go to the run with more room.
-    static func choose(_ candidates: [Candidate], radius: Double) -> Candidate? {
-        candidates
-            .filter { $0.freeSeats > 0 && !$0.wasOfferedBefore && $0.detourMeters <= radius }
-            .min { ($0.detourMeters, -$0.freeSeats) < ($1.detourMeters, -$1.freeSeats) }
-    }
 }

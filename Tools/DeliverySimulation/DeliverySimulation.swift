@@ -1,36 +1,38 @@
 import Contracts
+import ArgumentParser
+import Delivery
 import Foundation
 import Logging
+import MatchingCore
 import Postgres
 import ServiceKit
 
-/// `matching simulate [--deliverers 300] [--orders 3000] [--seconds 120]`: a campus day compressed into
+/// `delivery-simulation [--deliverers 300] [--orders 3000] [--seconds 120]`: a campus day compressed into
 /// `seconds`, on the bundled Helsinki places, against a fresh database. Deliverers check in at popular
 /// restaurants heading to campus buildings and answer offers after a human-like delay (most accept); orderers
 /// order throughout. Reports the share of orders matched, the time from order to accept, and the deliverers'
 /// extra walk. Needs `BENCH_POSTGRES_URL` (or the test command's `TEST_POSTGRES_URL`): a role that can create
 /// databases.
-struct DeliverySimulation {
-    var deliverers = 300
-    var orders = 3000
-    var seconds = 120.0
-    var placesFile = "data/helsinki-centre-places.geojson"
-    let logger: Logger
+@main
+struct DeliverySimulation: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delivery-simulation",
+        abstract: "Simulates a campus day of the delivery flow against a fresh database and reports how well it matched.")
 
-    init(arguments: [String], logger: Logger) {
-        self.logger = logger
-        func value(_ flag: String) -> String? {
-            arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-        }
-        deliverers = value("--deliverers").flatMap(Int.init) ?? deliverers
-        orders = value("--orders").flatMap(Int.init) ?? orders
-        seconds = value("--seconds").flatMap(Double.init) ?? seconds
-        placesFile = value("--places") ?? placesFile
-    }
+    @Option(help: "How many deliverers check in over the first half of the day.")
+    var deliverers = 300
+    @Option(help: "How many orders are placed over the day.")
+    var orders = 3000
+    @Option(help: "How long the compressed day lasts, in seconds.")
+    var seconds = 120.0
+    @Option(help: "The GeoJSON of the campus places.")
+    var places = "data/helsinki-centre-places.geojson"
+
+    private var logger: Logger { Logger(label: "delivery-simulation") }
 
     func run() async throws {
         let database = try await BenchmarkDatabase.fresh(
-            named: "simulation_matching", migrations: migrations, poolSize: 16, logger: logger)
+            named: "simulation_matching", migrations: MatchingMigrations.directory, poolSize: 16, logger: logger)
         let (restaurants, buildings) = try await loadPlaces(into: database)
         // A day's custom gathers at a few places: the twenty restaurants nearest the campus centre.
         let popular = Array(restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
@@ -38,7 +40,6 @@ struct DeliverySimulation {
         var settings = DeliverySettings()
         settings.offerWindow = 5
         settings.orderLifetime = seconds / 4
-        settings.schedulerInterval = 0.1
         let repository = DeliveryPostgresRepository(database: database, settings: settings)
         print("simulating \(deliverers) deliverers and \(orders) orders over \(Int(seconds)) s at \(popular.count) restaurants")
 
@@ -150,7 +151,7 @@ struct DeliverySimulation {
 
     /// The bundled places into the read model, as places' events would bring them.
     private func loadPlaces(into database: PostgresPool) async throws -> ([SimulatedPlace], [SimulatedPlace]) {
-        let data = try Data(contentsOf: URL(fileURLWithPath: placesFile))
+        let data = try Data(contentsOf: URL(fileURLWithPath: places))
         let features = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["features"] as? [[String: Any]] ?? []
         var restaurants: [SimulatedPlace] = []
         var buildings: [SimulatedPlace] = []
@@ -167,12 +168,11 @@ struct DeliverySimulation {
         }
         try await database.transaction { connection in
             for snapshot in snapshots {
-                try DeliveryPostgresRepository.applyPlace(snapshot, version: 1, isRetired: false, on: connection)
+                try ReadModels.applyPlace(snapshot, version: 1, isRetired: false, on: connection)
             }
         }
         return (restaurants, buildings)
     }
-
 
     private func sleep(until date: Date) async throws {
         let interval = date.timeIntervalSinceNow

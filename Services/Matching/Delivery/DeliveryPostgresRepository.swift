@@ -1,13 +1,20 @@
 import Contracts
 import Foundation
+import Logging
+import MatchingCore
 import Messaging
 import Postgres
 
-/// Matching's data in its own PostgreSQL database: the only file with SQL. Every change commits with its
+/// The delivery flow's data in matching's database: the only file with its SQL. Every change commits with its
 /// events in one transaction, under row locks that make accept, dispatch and the timers safe across replicas.
-struct DeliveryPostgresRepository: Sendable {
+public struct DeliveryPostgresRepository: Sendable {
     let database: PostgresPool
     let settings: DeliverySettings
+
+    public init(database: PostgresPool, settings: DeliverySettings) {
+        self.database = database
+        self.settings = settings
+    }
 
     private func transaction<T: Sendable>(_ body: @escaping @Sendable (DeliveryStore) throws -> T) async throws -> T {
         let settings = settings
@@ -16,7 +23,7 @@ struct DeliveryPostgresRepository: Sendable {
 
     // MARK: Runs
 
-    func openRun(
+    public func openRun(
         id: UUID?, caller: Caller, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int
     ) async throws -> Run {
         try await transaction { store in
@@ -70,7 +77,7 @@ struct DeliveryPostgresRepository: Sendable {
 
     // MARK: Orders
 
-    func placeOrder(
+    public func placeOrder(
         id: UUID?, caller: Caller, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?
     ) async throws -> Order {
         try await transaction { store in
@@ -111,11 +118,11 @@ struct DeliveryPostgresRepository: Sendable {
 
     // MARK: Offers
 
-    func accept(offerId: UUID, caller: Caller) async throws -> Match {
+    public func accept(offerId: UUID, caller: Caller) async throws -> Match {
         try await transaction { store in try store.accept(offerId: offerId, caller: caller) }
     }
 
-    func decline(offerId: UUID, caller: Caller) async throws -> Offer {
+    public func decline(offerId: UUID, caller: Caller) async throws -> Offer {
         try await transaction { store in try store.decline(offerId: offerId, caller: caller) }
     }
 
@@ -140,7 +147,7 @@ struct DeliveryPostgresRepository: Sendable {
         }
     }
 
-    func completeMatch(id: UUID, caller: Caller) async throws -> Match {
+    public func completeMatch(id: UUID, caller: Caller) async throws -> Match {
         try await transaction { store in
             guard let match = try store.match(id: id, lock: true), let side = match.side(of: caller.userId) else {
                 throw MatchingError.notFound("match")
@@ -152,38 +159,21 @@ struct DeliveryPostgresRepository: Sendable {
 
     // MARK: Timers
 
-    /// Works up to `limit` due timers in one transaction; rows another replica holds are skipped. Returns how many.
-    func workDueTimers(limit: Int = 50) async throws -> Int {
-        try await transaction { store in try store.workDueTimers(limit: limit) }
+    /// What the flow does when its timers are due: an offer's window, a run's window, an order's lifetime.
+    static func timerHandlers(settings: DeliverySettings) -> TimerHandlers {
+        var handlers = TimerHandlers()
+        for kind in DeliveryStore.TimerKind.allCases {
+            handlers.on(flow: DeliveryFlow.name, kind: kind.rawValue) { target, connection in
+                try DeliveryStore(connection: connection, settings: settings).timerIsDue(kind, target)
+            }
+        }
+        return handlers
     }
 
-    // MARK: Read models
-
-    static func applyPlace(_ place: PlaceSnapshot, version: Int64, isRetired: Bool, on connection: PostgresConnection) throws {
-        try connection.query(
-            """
-            INSERT INTO places (id, campus, name, kind, latitude, longitude, is_retired, version)
-            VALUES (\(place.placeId), \(place.campus), \(place.name), \(place.kind), \(place.latitude), \(place.longitude),
-                \(isRetired), \(version))
-            ON CONFLICT (id) DO UPDATE SET campus = excluded.campus, name = excluded.name, kind = excluded.kind,
-                latitude = excluded.latitude, longitude = excluded.longitude, is_retired = excluded.is_retired,
-                version = excluded.version
-            WHERE places.version < excluded.version
-            """)
-    }
-
-    static func retirePlace(_ event: PlaceRetired, on connection: PostgresConnection) throws {
-        try connection.query(
-            "UPDATE places SET is_retired = true, version = \(event.version) WHERE id = \(event.placeId) AND version < \(event.version)")
-    }
-
-    static func applyUser(_ user: UserSnapshot, version: Int64, on connection: PostgresConnection) throws {
-        try connection.query(
-            """
-            INSERT INTO users (id, campus, name, version) VALUES (\(user.userId), \(user.campus), \(user.name), \(version))
-            ON CONFLICT (id) DO UPDATE SET campus = excluded.campus, name = excluded.name, version = excluded.version
-            WHERE users.version < excluded.version
-            """)
+    /// Works up to `limit` of the flow's due timers in one transaction; rows another replica holds are skipped.
+    public func workDueTimers(limit: Int = 50) async throws -> Int {
+        try await Timers.workDue(
+            Self.timerHandlers(settings: settings), limit: limit, on: database, logger: Logger(label: "delivery"))
     }
 }
 
@@ -192,16 +182,8 @@ private struct DeliveryStore {
     let connection: PostgresConnection
     let settings: DeliverySettings
 
-    // MARK: Places
-
-    /// A live place of the campus of the given kind, or 404 naming `what`.
     func place(_ id: UUID, campus: String, kind: String, what: String) throws -> PlaceReference {
-        guard
-            let row = try connection.query(
-                "SELECT name FROM places WHERE id = \(id) AND campus = \(campus) AND kind = \(kind) AND NOT is_retired"
-            ).first
-        else { throw MatchingError.notFound(what) }
-        return PlaceReference(placeId: id, name: try row.decode("name"))
+        try ReadModels.place(id, campus: campus, kind: kind, what: what, on: connection)
     }
 
     // MARK: Runs
@@ -315,6 +297,18 @@ private struct DeliveryStore {
                 try connection.query("SELECT 1 FROM runs WHERE id = \(runId) AND campus = \(caller.campus)").count == 1
             else { throw MatchingError.notFound("run at that restaurant") }
             guard run.status.isOpen else { throw MatchingError.conflict("That run is \(run.status.rawValue).") }
+        }
+        // NB: the orderer's lock serialises their orders, so that two at once cannot both pass the cap.
+        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(caller.userId)::text, 0))")
+        let openOrders: Int = try connection.query(
+            """
+            SELECT count(*) AS open FROM orders
+            WHERE orderer_id = \(caller.userId) AND status IN ('waiting', 'offered', 'matched')
+            """
+        ).first!.decode("open")
+        guard openOrders < DeliveryRules.maxOpenOrders else {
+            throw MatchingError.conflict(
+                "You already have \(openOrders) open orders; cancel one or wait until one is done.")
         }
         let expiresAt = Date().addingTimeInterval(settings.orderLifetime)
         try connection.query(
@@ -503,6 +497,7 @@ private struct DeliveryStore {
             """)
         let match = try self.match(id: matchId)!
         try Outbox.append(MatchAccepted(match: match.parties(campus: order.campus), version: 1), on: connection)
+        try Outbox.append(match.opened(campus: order.campus), on: connection)
         return match
     }
 
@@ -572,6 +567,7 @@ private struct DeliveryStore {
         let campus = order.campus
         try Outbox.append(
             MatchCancelled(match: match.parties(campus: campus), cancelledBy: side.rawValue, version: version), on: connection)
+        try Outbox.append(match.closed(reason: "cancelled", version: version), on: connection)
         switch side {
         case .orderer:
             try setOrderStatus(order.id, try order.status.after(.cancel))
@@ -605,34 +601,24 @@ private struct DeliveryStore {
         try connection.query("UPDATE runs SET held = held - 1, version = version + 1 WHERE id = \(match.runId)")
         try setOrderStatus(order.id, try order.status.after(.complete))
         try Outbox.append(MatchCompleted(match: match.parties(campus: order.campus), version: version), on: connection)
+        try Outbox.append(match.closed(reason: "completed", version: version), on: connection)
         try fillSeats(of: match.runId)
     }
 
     // MARK: Timers
 
-    enum TimerKind: String { case offer, run, order }
+    enum TimerKind: String, CaseIterable { case offer, run, order }
 
     func addTimer(_ kind: TimerKind, _ target: UUID, due: Date) throws {
-        try connection.query("INSERT INTO timers (kind, target_id, due_at) VALUES (\(kind.rawValue), \(target), \(due))")
+        try Timers.add(flow: DeliveryFlow.name, kind: kind.rawValue, target: target, due: due, on: connection)
     }
 
-    func workDueTimers(limit: Int) throws -> Int {
-        let due = try connection.query(
-            """
-            SELECT id, kind, target_id FROM timers WHERE done_at IS NULL AND due_at <= now()
-            ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-            """)
-        for timer in due {
-            let target: UUID = try timer.decode("target_id")
-            switch TimerKind(rawValue: try timer.decode("kind")) {
-            case .offer: try expireOffer(target)
-            case .run: try expireRun(target)
-            case .order: try expireOrder(target)
-            case nil: break
-            }
-            try connection.query("UPDATE timers SET done_at = now() WHERE id = \(try timer.decode("id", as: Int64.self))")
+    func timerIsDue(_ kind: TimerKind, _ target: UUID) throws {
+        switch kind {
+        case .offer: try expireOffer(target)
+        case .run: try expireRun(target)
+        case .order: try expireOrder(target)
         }
-        return due.count
     }
 
     private func expireOffer(_ id: UUID) throws {
@@ -684,6 +670,22 @@ extension Match {
 
     func side(of userId: UUID) -> MatchSide? {
         userId == ordererId ? .orderer : userId == delivererId ? .deliverer : nil
+    }
+
+    /// The generic `match.opened` of every flow, from which chat opens the conversation.
+    func opened(campus: String) -> MatchOpened {
+        MatchOpened(
+            matchId: id, flow: DeliveryFlow.name, campus: campus,
+            members: [
+                MatchMember(userId: ordererId, name: ordererName, role: MatchSide.orderer.rawValue),
+                MatchMember(userId: delivererId, name: delivererName, role: MatchSide.deliverer.rawValue),
+            ],
+            subject: "\(items.split(whereSeparator: \.isNewline).first?.prefix(60) ?? "") to \(destination.name)",
+            version: 1)
+    }
+
+    func closed(reason: String, version: Int64) -> MatchClosed {
+        MatchClosed(matchId: id, flow: DeliveryFlow.name, reason: reason, memberIds: [ordererId, delivererId], version: version)
     }
 
     func parties(campus: String) -> MatchParties {

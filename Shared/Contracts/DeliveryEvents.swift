@@ -1,6 +1,6 @@
 import Foundation
 
-/// A place as the matching events name it, so that receivers need not look it up.
+/// A place as the delivery events name it, so that receivers need not look it up.
 public struct PlaceReference: Codable, Sendable, Equatable {
     public var placeId: UUID
     public var name: String
@@ -46,6 +46,8 @@ public struct RunClosed: Event, Equatable {
     public var delivererId: UUID
     public var reason: String
     public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { runId }
 
     public init(runId: UUID, delivererId: UUID, reason: String, version: Int64) {
@@ -53,6 +55,7 @@ public struct RunClosed: Event, Equatable {
         self.delivererId = delivererId
         self.reason = reason
         self.version = version
+        recipients = [delivererId]
     }
 }
 
@@ -97,6 +100,8 @@ public struct OfferMade: Event, Equatable {
     public var items: String
     public var expiresAt: Date
     public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { offerId }
 
     public init(
@@ -113,6 +118,7 @@ public struct OfferMade: Event, Equatable {
         self.items = items
         self.expiresAt = expiresAt
         self.version = version
+        recipients = [delivererId]
     }
 }
 
@@ -136,10 +142,13 @@ public struct OfferDeclined: Event, Equatable {
     public static let type = "offer.declined"
     public var offer: OfferEnded
     public var version: Int64 { offer.version }
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { offer.offerId }
 
     public init(offer: OfferEnded) {
         self.offer = offer
+        recipients = [offer.delivererId]
     }
 }
 
@@ -148,10 +157,13 @@ public struct OfferExpired: Event, Equatable {
     public static let type = "offer.expired"
     public var offer: OfferEnded
     public var version: Int64 { offer.version }
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { offer.offerId }
 
     public init(offer: OfferEnded) {
         self.offer = offer
+        recipients = [offer.delivererId]
     }
 }
 
@@ -162,11 +174,14 @@ public struct OfferWithdrawn: Event, Equatable {
     public var offer: OfferEnded
     public var reason: String
     public var version: Int64 { offer.version }
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { offer.offerId }
 
     public init(offer: OfferEnded, reason: String) {
         self.offer = offer
         self.reason = reason
+        recipients = [offer.delivererId]
     }
 }
 
@@ -205,11 +220,14 @@ public struct MatchAccepted: Event, Equatable {
     public static let type = "match.accepted"
     public var match: MatchParties
     public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { match.matchId }
 
     public init(match: MatchParties, version: Int64) {
         self.match = match
         self.version = version
+        recipients = [match.ordererId, match.delivererId]
     }
 }
 
@@ -219,12 +237,15 @@ public struct MatchCancelled: Event, Equatable {
     public var match: MatchParties
     public var cancelledBy: String
     public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { match.matchId }
 
     public init(match: MatchParties, cancelledBy: String, version: Int64) {
         self.match = match
         self.cancelledBy = cancelledBy
         self.version = version
+        recipients = [match.ordererId, match.delivererId]
     }
 }
 
@@ -233,11 +254,14 @@ public struct MatchCompleted: Event, Equatable {
     public static let type = "match.completed"
     public var match: MatchParties
     public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { match.matchId }
 
     public init(match: MatchParties, version: Int64) {
         self.match = match
         self.version = version
+        recipients = [match.ordererId, match.delivererId]
     }
 }
 
@@ -247,11 +271,14 @@ public struct OrderExpired: Event, Equatable {
     public var orderId: UUID
     public var ordererId: UUID
     public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
     public var aggregateId: UUID { orderId }
 
     public init(orderId: UUID, ordererId: UUID, version: Int64) {
         self.orderId = orderId
         self.ordererId = ordererId
         self.version = version
+        recipients = [ordererId]
     }
 }

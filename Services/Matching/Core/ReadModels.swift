@@ -1,0 +1,69 @@
+import Contracts
+import Foundation
+import Messaging
+import Postgres
+
+/// Matching's read models of places and users, kept from their services' events for every flow; an event older
+/// than what is held changes nothing.
+public enum ReadModels {
+    /// What matching handles of places' and accounts' events.
+    public static var handlers: EventHandlers {
+        var handlers = EventHandlers()
+        handlers.on(PlaceUpserted.self, from: "places") { event, connection in
+            try applyPlace(event.place, version: event.version, isRetired: false, on: connection)
+        }
+        handlers.on(PlaceRetired.self, from: "places") { event, connection in
+            try connection.query(
+                """
+                UPDATE places SET is_retired = true, version = \(event.version)
+                WHERE id = \(event.placeId) AND version < \(event.version)
+                """)
+        }
+        handlers.on(UserRegistered.self, from: "accounts") { event, connection in
+            try applyUser(event.user, version: event.version, on: connection)
+        }
+        handlers.on(UserUpdated.self, from: "accounts") { event, connection in
+            try applyUser(event.user, version: event.version, on: connection)
+        }
+        return handlers
+    }
+
+    public static func applyPlace(
+        _ place: PlaceSnapshot, version: Int64, isRetired: Bool, on connection: PostgresConnection
+    ) throws {
+        try connection.query(
+            """
+            INSERT INTO places (id, campus, name, kind, latitude, longitude, is_retired, version)
+            VALUES (\(place.placeId), \(place.campus), \(place.name), \(place.kind), \(place.latitude), \(place.longitude),
+                \(isRetired), \(version))
+            ON CONFLICT (id) DO UPDATE SET campus = excluded.campus, name = excluded.name, kind = excluded.kind,
+                latitude = excluded.latitude, longitude = excluded.longitude, is_retired = excluded.is_retired,
+                version = excluded.version
+            WHERE places.version < excluded.version
+            """)
+    }
+
+    static func applyUser(_ user: UserSnapshot, version: Int64, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            INSERT INTO users (id, campus, name, version) VALUES (\(user.userId), \(user.campus), \(user.name), \(version))
+            ON CONFLICT (id) DO UPDATE SET campus = excluded.campus, name = excluded.name, version = excluded.version
+            WHERE users.version < excluded.version
+            """)
+    }
+
+    /// A live place of the campus of the given kind (any kind when nil), or 404 naming `what`.
+    public static func place(
+        _ id: UUID, campus: String, kind: String?, what: String, on connection: PostgresConnection
+    ) throws -> PlaceReference {
+        guard
+            let row = try connection.query(
+                """
+                SELECT name FROM places
+                WHERE id = \(id) AND campus = \(campus) AND (\(kind)::text IS NULL OR kind = \(kind)) AND NOT is_retired
+                """
+            ).first
+        else { throw MatchingError.notFound(what) }
+        return PlaceReference(placeId: id, name: try row.decode("name"))
+    }
+}
