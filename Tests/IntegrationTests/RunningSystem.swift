@@ -102,10 +102,8 @@ final class RunningSystem: @unchecked Sendable {
         guard process.terminationStatus == 0 else { throw TestFailure("\(service) \(arguments) failed") }
     }
 
-    /// Publishes `match.accepted` and `match.opened` as matching would, from an outbox of the test's own, and returns
-    /// the match id.
+    /// Publishes `match.accepted` and `match.opened` as matching would and returns the match id.
     func acceptMatch(orderer: UUID, deliverer: UUID) async throws -> UUID {
-        let producer = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
         let match = MatchParties(
             matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer, ordererName: "Olli",
             delivererId: deliverer, delivererName: "Eero", restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
@@ -117,19 +115,25 @@ final class RunningSystem: @unchecked Sendable {
                 MatchMember(userId: deliverer, name: match.delivererName, role: "deliverer"),
             ],
             subject: "Soup to Porthania", version: 1)
-        try await producer.pool.transaction { connection in
-            try Outbox.append(MatchAccepted(match: match, version: 1), on: connection)
-            try Outbox.append(opened, on: connection)
+        try await publish([MatchAccepted(match: match, version: 1), opened], as: "matching")
+        return match.matchId
+    }
+
+    /// Publishes `events` as `producer` would, in one transaction of an outbox of the test's own, and returns once
+    /// the broker has confirmed them all.
+    func publish(_ events: [any Event], as producer: String) async throws {
+        let outbox = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
+        try await outbox.pool.transaction { connection in
+            for event in events { try Outbox.append(event, on: connection) }
         }
         let relay = OutboxRelay(
-            topology: Topology(service: "matching", publishes: [MatchAccepted.type, MatchOpened.type]),
-            postgresURL: producer.url, amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
+            topology: Topology(service: producer, publishes: events.map { type(of: $0).type }), postgresURL: outbox.url,
+            amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
         let relaying = Task { try await group.run() }
-        _ = try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+        _ = try await eventually { try await outbox.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
         await group.triggerGracefulShutdown()
         try await relaying.value
-        return match.matchId
     }
 
     func stop() async throws {
