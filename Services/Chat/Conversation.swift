@@ -5,7 +5,7 @@ struct ConversationSummary: Encodable, Sendable, Equatable {
     struct Member: Codable, Sendable, Equatable {
         var id: UUID
         var name: String
-        /// Their side in the match's flow (`deliverer`, `tutor`, ...).
+        /// Their side in the match's flow, as the flow names it.
         var role: String
     }
 

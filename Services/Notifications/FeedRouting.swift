@@ -13,7 +13,7 @@ enum FeedRouting {
     }
 }
 
-/// One entry of a user's feed, as its JSON frame: `{"seq": 42, "type": "offer.made", "at": "...", "data": {...}}`.
+/// One entry of a user's feed, as its JSON frame: `{"seq": 42, "type": "...", "at": "...", "data": {...}}`.
 struct FeedEntry: Sendable, Equatable {
     var seq: Int64
     var frame: String
