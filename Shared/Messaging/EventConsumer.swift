@@ -105,6 +105,9 @@ public struct EventConsumer: Service {
                         case .applied: try broker.ack(delivery.tag)
                         case .retry: try broker.reject(delivery.tag, requeue: true)
                         case .deadLetter: try broker.reject(delivery.tag, requeue: false)
+                        case .unwanted:
+                            try broker.ack(delivery.tag)
+                            try unbind(delivery, broker)
                         }
                     }
                 }
@@ -117,7 +120,20 @@ public struct EventConsumer: Service {
         }
     }
 
-    enum Outcome { case applied, retry, deadLetter }
+    enum Outcome {
+        case applied, retry, deadLetter
+        /// Of a type no handler takes any more: a binding left from an earlier version of the service.
+        case unwanted
+    }
+
+    /// Removes the binding that brought a type this consumer no longer handles, so that its queues follow its
+    /// declarations also when one is dropped.
+    private func unbind(_ delivery: Delivery, _ broker: AMQPConnection) throws {
+        guard let queue = topology.queues.first(where: { $0.exchange == delivery.exchange }) else { return }
+        try broker.unbindQueue(queue.name, exchange: delivery.exchange, routingKey: delivery.routingKey)
+        logger.warning(
+            "removed a binding no handler needs", metadata: ["queue": "\(queue.name)", "type": "\(delivery.routingKey)"])
+    }
 
     /// Applies deliveries in order in one transaction, each with its inbox row: one commit for what arrived
     /// together. When one of them fails, each is applied on its own, so that only the failing one is retried or
@@ -128,10 +144,9 @@ public struct EventConsumer: Service {
         var outcomes: [(Delivery, Outcome)] = []
         var applicable: [(delivery: Delivery, messageId: UUID, handler: EventHandlers.Handler)] = []
         for delivery in batch {
-            if let (messageId, handler) = resolve(delivery) {
-                applicable.append((delivery, messageId, handler))
-            } else {
-                outcomes.append((delivery, .deadLetter))
+            switch resolve(delivery) {
+            case .handle(let messageId, let handler): applicable.append((delivery, messageId, handler))
+            case .skip(let outcome): outcomes.append((delivery, outcome))
             }
         }
         do {
@@ -148,19 +163,19 @@ public struct EventConsumer: Service {
         }
     }
 
-    /// The message id and handler of a delivery; nil (logged) when it can never be applied.
-    private func resolve(_ delivery: Delivery) -> (UUID, EventHandlers.Handler)? {
+    private enum Resolution {
+        case handle(UUID, EventHandlers.Handler)
+        case skip(Outcome)
+    }
+
+    /// The message id and handler of a delivery, or what to do with one that can never be applied (logged).
+    private func resolve(_ delivery: Delivery) -> Resolution {
         guard let messageId = delivery.messageId.flatMap(UUID.init(uuidString:)) else {
             logger.error("dead-lettering a message without a UUID message_id", metadata: ["type": "\(delivery.routingKey)"])
-            return nil
+            return .skip(.deadLetter)
         }
-        guard let handler = topology.handlers.handler(for: delivery) else {
-            logger.error(
-                "dead-lettering a message of a type this consumer has no handler for",
-                metadata: ["messageId": "\(messageId)", "type": "\(delivery.routingKey)"])
-            return nil
-        }
-        return (messageId, handler)
+        guard let handler = topology.handlers.handler(for: delivery) else { return .skip(.unwanted) }
+        return .handle(messageId, handler)
     }
 
     /// Applies one delivery in a transaction with its inbox row. Throws only when the database connection broke,
@@ -169,7 +184,11 @@ public struct EventConsumer: Service {
         var logger = logger
         logger[metadataKey: "messageId"] = "\(delivery.messageId ?? "none")"
         logger[metadataKey: "type"] = "\(delivery.routingKey)"
-        guard let (messageId, handler) = resolve(delivery) else { return .deadLetter }
+        let (messageId, handler): (UUID, EventHandlers.Handler)
+        switch resolve(delivery) {
+        case .handle(let id, let found): (messageId, handler) = (id, found)
+        case .skip(let outcome): return outcome
+        }
         do {
             let isNew = try database.transaction { connection in
                 guard try Inbox.record(messageId, on: connection) else { return false }

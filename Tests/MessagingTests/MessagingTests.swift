@@ -16,6 +16,14 @@ struct ThingHappened: Event {
     var aggregateId: UUID { thingId }
 }
 
+/// An event the consumer handled in an earlier version.
+struct ThingForgotten: Event {
+    static let type = "thing.forgotten"
+    var thingId: UUID
+    var version: Int64 = 1
+    var aggregateId: UUID { thingId }
+}
+
 /// A producer and a consumer service, each with its own database, on a vhost of their own.
 struct MessagingFixture {
     static let migrations = [
@@ -197,6 +205,34 @@ struct MessagingFixture {
 
         #expect(try await fixture.appliedSequences() == Array(2...6))
         #expect(counts["consumer.producer.dead"] == 1)
+        #expect(counts["consumer.producer"] == 0)
+    }
+
+    @Test func aTypeTheConsumerNoLongerHandlesIsDroppedAndItsBindingRemoved() async throws {
+        let fixture = try await MessagingFixture.make()
+        var earlier = EventHandlers()
+        earlier.on(ThingHappened.self, from: "producer") { _, _ in }
+        earlier.on(ThingForgotten.self, from: "producer") { _, _ in }
+        try Topology(service: "consumer", handlers: earlier, deliveryLimit: 3).declare(amqpURL: fixture.broker.url)
+        let forgotten = "producer.events -> consumer.producer: thing.forgotten"
+        let boundBefore = try await fixture.broker.bindings().contains(forgotten)
+
+        var counts: [String: Int] = [:]
+        var boundAfter = true
+        try await fixture.running {
+            try await fixture.producer.pool.transaction { try Outbox.append(ThingForgotten(thingId: UUID()), on: $0) }
+            try await fixture.emit([ThingHappened(thingId: UUID(), sequence: 1)])
+            _ = try await eventually(timeout: 30) {
+                boundAfter = try await fixture.broker.bindings().contains(forgotten)
+                return try await fixture.appliedSequences() == [1] && !boundAfter
+            }
+            counts = try await fixture.broker.messageCounts()
+        }
+
+        #expect(boundBefore)
+        #expect(!boundAfter)
+        #expect(try await fixture.appliedSequences() == [1])
+        #expect(counts["consumer.producer.dead"] == 0)
         #expect(counts["consumer.producer"] == 0)
     }
 

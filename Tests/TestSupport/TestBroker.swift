@@ -24,6 +24,16 @@ public struct TestBroker: Sendable {
         return counts
     }
 
+    /// The routing keys bound from each exchange to each queue of this vhost, as `exchange -> queue: key`.
+    public func bindings() async throws -> Set<String> {
+        let output = try await Self.rabbitmqctl(
+            ["list_bindings", "-p", vhost, "--quiet", "--no-table-headers", "source_name", "destination_name", "routing_key"])
+        return Set(output.split(separator: "\n").compactMap { line in
+            let fields = line.split(whereSeparator: \.isWhitespace)
+            return fields.count == 3 ? "\(fields[0]) -> \(fields[1]): \(fields[2])" : nil
+        })
+    }
+
     /// Closes every client connection of this vhost, as a broker restart or network cut would.
     public func closeAllConnections() async throws {
         try await Self.rabbitmqctl(["close_all_connections", "--vhost", vhost, "test: connections closed on purpose"])
