@@ -497,7 +497,7 @@ private struct DeliveryStore {
             """)
         let match = try self.match(id: matchId)!
         try Outbox.append(MatchAccepted(match: match.parties(campus: order.campus), version: 1), on: connection)
-        try Outbox.append(match.opened(campus: order.campus), on: connection)
+        try match.flowMatch(campus: order.campus).announceOpened(on: connection)
         return match
     }
 
@@ -567,7 +567,7 @@ private struct DeliveryStore {
         let campus = order.campus
         try Outbox.append(
             MatchCancelled(match: match.parties(campus: campus), cancelledBy: side.rawValue, version: version), on: connection)
-        try Outbox.append(match.closed(reason: "cancelled", version: version), on: connection)
+        try match.flowMatch(campus: campus).announceClosed(.cancelled, version: version, on: connection)
         switch side {
         case .orderer:
             try setOrderStatus(order.id, try order.status.after(.cancel))
@@ -601,7 +601,7 @@ private struct DeliveryStore {
         try connection.query("UPDATE runs SET held = held - 1, version = version + 1 WHERE id = \(match.runId)")
         try setOrderStatus(order.id, try order.status.after(.complete))
         try Outbox.append(MatchCompleted(match: match.parties(campus: order.campus), version: version), on: connection)
-        try Outbox.append(match.closed(reason: "completed", version: version), on: connection)
+        try match.flowMatch(campus: order.campus).announceClosed(.completed, version: version, on: connection)
         try fillSeats(of: match.runId)
     }
 
@@ -672,20 +672,15 @@ extension Match {
         userId == ordererId ? .orderer : userId == delivererId ? .deliverer : nil
     }
 
-    /// The generic `match.opened` of every flow, from which chat opens the conversation.
-    func opened(campus: String) -> MatchOpened {
-        MatchOpened(
-            matchId: id, flow: DeliveryFlow.name, campus: campus,
+    /// The match as every flow announces it, for its chat.
+    func flowMatch(campus: String) -> FlowMatch {
+        FlowMatch(
+            id: id, flow: DeliveryFlow.name, campus: campus,
             members: [
                 MatchMember(userId: ordererId, name: ordererName, role: MatchSide.orderer.rawValue),
                 MatchMember(userId: delivererId, name: delivererName, role: MatchSide.deliverer.rawValue),
             ],
-            subject: "\(items.split(whereSeparator: \.isNewline).first?.prefix(60) ?? "") to \(destination.name)",
-            version: 1)
-    }
-
-    func closed(reason: String, version: Int64) -> MatchClosed {
-        MatchClosed(matchId: id, flow: DeliveryFlow.name, reason: reason, memberIds: [ordererId, delivererId], version: version)
+            subject: "\(items.split(whereSeparator: \.isNewline).first?.prefix(50) ?? "") to \(destination.name)")
     }
 
     func parties(campus: String) -> MatchParties {
