@@ -299,10 +299,34 @@ def test_upstreams_of_existing_services_point_at_their_port():
         service = upstream_service(upstream)
         port = environment(services()[service])["HTTP_PORT"]
         assert env[variable] == f"{service}:{port}", f"{variable} must be {service}:{port}"
-        # nginx resolves the names when it starts.
+        # The first requests would fail while a service is not up yet.
         assert depends_on.get(service, {}).get("condition") == "service_healthy", (
             f"the gateway must wait for {service} to be healthy"
         )
+
+
+def test_gateway_follows_replicas_as_they_come_and_go():
+    env = environment(services()["gateway"])
+    resolver = env.get("GATEWAY_RESOLVER", "")
+    # Docker's DNS, asked again within seconds: replicas added by `--scale` get traffic without a restart.
+    assert re.fullmatch(r"resolver 127\.0\.0\.11 valid=\d+s( ipv6=off)?;", resolver), resolver
+    assert int(re.search(r"valid=(\d+)s", resolver).group(1)) <= 10
+    assert env.get("GATEWAY_RESOLVE") == " resolve"
+    servers = re.findall(r"^upstream \w+ \{(.*)\}$", gateway_template(), re.M)
+    assert servers
+    for body in servers:
+        assert "${GATEWAY_RESOLVE};" in body, f"an upstream does not re-resolve its server: {body.strip()}"
+        assert re.search(r"\bzone \w+ \d+k;", body), f"an upstream that re-resolves needs a shared zone: {body.strip()}"
+
+
+def test_gateway_names_no_version_and_logs_no_query():
+    template = gateway_template()
+    assert re.search(r"^\s*server_tokens off;", template, re.M)
+    log_format = re.search(r"log_format gateway ([^;]*);", template, re.S).group(1)
+    # $request and $request_uri carry the query, and with it the stream's access_token.
+    for leaking in ("$request ", '$request"', "$request_uri", "$args", "$query_string", "$arg_"):
+        assert leaking not in log_format, f"the access log would keep {leaking.strip()}"
+    assert re.search(r"^\s*access_log \$\{GATEWAY_ACCESS_LOG\} gateway;", template, re.M)
 
 
 def test_gateway_renders_the_template_and_alone_is_published():
