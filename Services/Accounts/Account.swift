@@ -56,7 +56,8 @@ enum AccountRules {
         }
     }
 
-    /// A display name of 1 to 80 characters, trimmed, without control characters.
+    /// A display name of 1 to 80 characters, trimmed, without control or bidirectional formatting characters (which
+    /// could make it read as another's name), and with at least one visible character.
     static func normalizedName(_ raw: String) throws(AccountError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw .invalid(field: "name", "The name cannot be empty.") }
@@ -64,6 +65,49 @@ enum AccountRules {
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalid(field: "name", "The name cannot contain control characters.")
         }
+        guard !name.unicodeScalars.contains(where: \.isBidiControl) else {
+            throw .invalid(field: "name", "The name cannot contain characters that change the direction of text.")
+        }
+        guard name.unicodeScalars.contains(where: \.isVisible) else {
+            throw .invalid(field: "name", "The name needs at least one visible character.")
+        }
         return name
     }
+}
+
+/// How many events of one key (a login failure, a sign-up) a throttle lets through within its window.
+struct Throttle: Sendable {
+    var limit: Int
+    var window: TimeInterval
+
+    /// nil when one more event may happen now, else the seconds until one may.
+    func retryAfter(_ recent: ThrottleCount?) -> Int? {
+        guard let recent, recent.events >= limit else { return nil }
+        return max(1, recent.secondsLeft)
+    }
+}
+
+/// A key's events within a throttle's window, and the seconds until the oldest of them leaves it.
+struct ThrottleCount: Sendable, Equatable {
+    var events: Int
+    var secondsLeft: Int
+}
+
+extension Unicode.Scalar {
+    /// The explicit directional marks, embeddings, overrides and isolates (U+061C, U+200E–F, U+202A–E, U+2066–9).
+    var isBidiControl: Bool { properties.isBidiControl }
+
+    /// A letter, mark, number, punctuation or symbol that draws something: not a space, a format character or one
+    /// of the blank fillers that Unicode counts as letters or symbols.
+    var isVisible: Bool {
+        switch properties.generalCategory {
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator, .control, .format, .surrogate, .privateUse,
+            .unassigned, .nonspacingMark, .enclosingMark:
+            return false
+        default:
+            return !properties.isDefaultIgnorableCodePoint && !Self.blankFillers.contains(value)
+        }
+    }
+
+    private static let blankFillers: Set<UInt32> = [0x115F, 0x1160, 0x2800, 0x3164, 0xFFA0]
 }

@@ -14,11 +14,13 @@ struct AccountController: Sendable {
     let settings: AccountSettings
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
-        router.post("/v1/auth/signup", use: signUp)
-        router.post("/v1/auth/verify", use: verify)
-        router.post("/v1/auth/login", use: logIn)
-        router.post("/v1/auth/refresh", use: refresh)
-        router.post("/v1/auth/logout", use: logOut)
+        // Their answers hold tokens: no cache may keep them.
+        router.group("/v1/auth").add(middleware: NoStoreMiddleware())
+            .post("signup", use: signUp)
+            .post("verify", use: verify)
+            .post("login", use: logIn)
+            .post("refresh", use: refresh)
+            .post("logout", use: logOut)
         router.get("/v1/campuses", use: listCampuses)
         router.get("/.well-known/jwks.json") { _, _ in tokens.jwks }
         router.group("/v1/me")
@@ -75,6 +77,13 @@ struct AccountController: Sendable {
         guard let campus = campuses.campus(forDomain: domain) else { throw AccountError.unknownCampus(domain: domain) }
         try AccountRules.validatePassword(input.password)
         let name = try AccountRules.normalizedName(input.name)
+        let addressKey = "signup:\(request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor))"
+        let throttle = settings.signUpsPerAddress
+        let recent = try await repository.recentEvents(keys: [addressKey], window: throttle.window)
+        if let seconds = throttle.retryAfter(recent[addressKey]) {
+            throw AccountError.throttled("Too many sign-ups from this address.", retryAfterSeconds: seconds)
+        }
+        try await repository.recordEvent(keys: [addressKey], window: throttle.window)
         let passwordHash = try await hasher.hash(input.password)
         let code = settings.requiresEmailVerification || settings.sendsVerificationCodes ? Self.newVerificationCode() : nil
         let account = try await repository.createAccount(
@@ -108,20 +117,21 @@ struct AccountController: Sendable {
         let address = request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor)
         let accountKey = "email:\(email)"
         let addressKey = "address:\(address)"
-        let failures = try await repository.recentFailures(
-            keys: [accountKey, addressKey], window: settings.throttleWindow)
-        if failures[accountKey, default: 0] >= settings.maxFailuresPerAccount
-            || failures[addressKey, default: 0] >= settings.maxFailuresPerAddress
-        {
-            throw AccountError.throttled(retryAfterSeconds: Int(settings.throttleWindow))
+        let (perAccount, perAddress) = (settings.loginFailuresPerAccount, settings.loginFailuresPerAddress)
+        let failures = try await repository.recentEvents(
+            keys: [accountKey, addressKey], window: max(perAccount.window, perAddress.window))
+        let waits = [perAccount.retryAfter(failures[accountKey]), perAddress.retryAfter(failures[addressKey])]
+        if let seconds = waits.compactMap({ $0 }).max() {
+            throw AccountError.throttled("Too many failed attempts.", retryAfterSeconds: seconds)
         }
         // NB: an unknown email is checked against a decoy hash, so both failures take the same time.
         let credentials = input.password.utf8.count <= 72 ? try await repository.credentials(email: email) : nil
         guard try await hasher.verify(input.password, against: credentials?.passwordHash), let credentials else {
-            try await repository.recordFailure(keys: [accountKey, addressKey])
+            try await repository.recordEvent(
+                keys: [accountKey, addressKey], window: max(perAccount.window, perAddress.window))
             throw AccountError.invalidCredentials
         }
-        try await repository.clearFailures(key: accountKey)
+        try await repository.clearEvents(key: accountKey)
         if settings.requiresEmailVerification && !credentials.account.isEmailVerified {
             throw AccountError.emailNotVerified
         }
@@ -191,6 +201,20 @@ struct AccountController: Sendable {
 
     private static func hashCode(_ code: String) -> Data {
         Data(SHA256.hash(data: Data(code.utf8)))
+    }
+}
+
+/// `Cache-Control: no-store` on every answer: they hold tokens and credentials.
+struct NoStoreMiddleware: RouterMiddleware {
+    typealias Context = ServiceRequestContext
+
+    func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 }
 

@@ -9,7 +9,7 @@ enum AccountError: ProblemConvertible {
     case emailNotVerified
     case invalidVerificationCode
     case invalidRefreshToken
-    case throttled(retryAfterSeconds: Int)
+    case throttled(String, retryAfterSeconds: Int)
 
     var problem: Problem {
         switch self {
@@ -32,9 +32,9 @@ enum AccountError: ProblemConvertible {
             Problem(.badRequest, title: "Invalid code", detail: "The code is wrong or has expired.", field: "code")
         case .invalidRefreshToken:
             Problem(.unauthorized, title: "Invalid refresh token", detail: "Log in again.")
-        case .throttled(let seconds):
+        case .throttled(let detail, let seconds):
             Problem(
-                .tooManyRequests, detail: "Too many failed attempts; try again later.",
+                .tooManyRequests, detail: "\(detail) Try again in \(seconds) seconds.",
                 headers: [.retryAfter: String(seconds)])
         }
     }

@@ -129,26 +129,38 @@ struct AccountPostgresRepository: Sendable {
         }
     }
 
-    // MARK: Login throttling
+    // MARK: Throttling
 
-    /// Failed logins per key within the last `window` seconds.
-    func recentFailures(keys: [String], window: TimeInterval) async throws -> [String: Int] {
+    /// Per key, the events within the last `window` and the seconds until the oldest of them leaves it.
+    func recentEvents(keys: [String], window: TimeInterval) async throws -> [String: ThrottleCount] {
         let since = Date().addingTimeInterval(-window)
         let rows = try await database.query(
             """
-            SELECT key, count(*) AS failures FROM login_failures
-            WHERE key = ANY(\(keys)::text[]) AND failed_at > \(since) GROUP BY key
+            SELECT key, count(*) AS events,
+                ceil(extract(epoch FROM min(happened_at) - \(since)))::bigint AS seconds_left
+            FROM throttle_events WHERE key = ANY(\(keys)::text[]) AND happened_at > \(since) GROUP BY key
             """)
-        return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("key"), try $0.decode("failures")) })
+        return Dictionary(
+            uniqueKeysWithValues: try rows.map {
+                (
+                    try $0.decode("key"),
+                    ThrottleCount(events: try $0.decode("events"), secondsLeft: try $0.decode("seconds_left"))
+                )
+            })
     }
 
-    func recordFailure(keys: [String]) async throws {
-        try await database.query(
-            "INSERT INTO login_failures (key) SELECT unnest(\(keys)::text[])")
+    /// Records an event for each key, and forgets what is older than `window` for them.
+    func recordEvent(keys: [String], window: TimeInterval) async throws {
+        let since = Date().addingTimeInterval(-window)
+        try await database.transaction { connection in
+            try connection.query(
+                "DELETE FROM throttle_events WHERE key = ANY(\(keys)::text[]) AND happened_at <= \(since)")
+            try connection.query("INSERT INTO throttle_events (key) SELECT unnest(\(keys)::text[])")
+        }
     }
 
-    func clearFailures(key: String) async throws {
-        try await database.query("DELETE FROM login_failures WHERE key = \(key)")
+    func clearEvents(key: String) async throws {
+        try await database.query("DELETE FROM throttle_events WHERE key = \(key)")
     }
 
     // MARK: Refresh tokens

@@ -10,9 +10,10 @@ struct AccountSettings: Sendable {
     var requiresEmailVerification: Bool
     /// Send codes even when verification is optional, so that a client can still confirm an address.
     var sendsVerificationCodes: Bool
-    var throttleWindow: TimeInterval
-    var maxFailuresPerAccount: Int
-    var maxFailuresPerAddress: Int
+    var loginFailuresPerAccount: Throttle
+    var loginFailuresPerAddress: Throttle
+    /// Each sign-up costs a bcrypt hash: one address may not burn the cores with them.
+    var signUpsPerAddress: Throttle
     var trustsForwardedFor: Bool
 
     init(_ configuration: ServiceConfiguration) throws {
@@ -26,9 +27,14 @@ struct AccountSettings: Sendable {
         refreshTokenLifetime = TimeInterval(try reader.integer("REFRESH_TOKEN_DAYS", in: 1...365) ?? 30) * 86_400
         requiresEmailVerification = try reader.bool("REQUIRE_EMAIL_VERIFICATION") ?? false
         sendsVerificationCodes = try reader.bool("SEND_VERIFICATION_CODES") ?? true
-        throttleWindow = TimeInterval(try reader.integer("LOGIN_THROTTLE_SECONDS", in: 1...86_400) ?? 900)
-        maxFailuresPerAccount = try reader.integer("LOGIN_MAX_FAILURES_PER_ACCOUNT", in: 1...1000) ?? 5
-        maxFailuresPerAddress = try reader.integer("LOGIN_MAX_FAILURES_PER_ADDRESS", in: 1...10_000) ?? 50
+        let loginWindow = TimeInterval(try reader.integer("LOGIN_THROTTLE_SECONDS", in: 1...86_400) ?? 900)
+        loginFailuresPerAccount = Throttle(
+            limit: try reader.integer("LOGIN_MAX_FAILURES_PER_ACCOUNT", in: 1...1000) ?? 5, window: loginWindow)
+        loginFailuresPerAddress = Throttle(
+            limit: try reader.integer("LOGIN_MAX_FAILURES_PER_ADDRESS", in: 1...10_000) ?? 50, window: loginWindow)
+        signUpsPerAddress = Throttle(
+            limit: try reader.integer("SIGNUP_MAX_PER_ADDRESS", in: 1...1_000_000) ?? 10,
+            window: TimeInterval(try reader.integer("SIGNUP_THROTTLE_SECONDS", in: 1...86_400) ?? 3600))
         trustsForwardedFor = configuration.trustsForwardedFor
     }
 }

@@ -14,25 +14,28 @@ struct StreamController: Sendable {
     func addRoutes(to router: Router<ServiceRequestContext>) {
         let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
         group.get("/v1/notifications", use: poll)
-        // Reached when the upgrade was refused or not asked for: a bad token has already answered 401 here, and a
-        // bad `after` answers 400 before the client is told to upgrade.
-        group.get("/v1/stream") { request, _ -> Response in
-            _ = try FeedRules.after(request.uri.queryParameters.get("after"))
-            throw Problem(.upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.", headers: [.upgrade: "websocket"])
-        }
+        // Reached when the upgrade was not asked for, or asked again without it after a refusal (the gateway does
+        // that, since a refused upgrade gets a bare 400): a bad token answers 401 here, a bad `after` 400, and a
+        // client that can connect is told to upgrade.
+        router.group().add(middleware: AuthenticationMiddleware(verifier: verifier, acceptsQueryToken: true))
+            .get("/v1/stream") { request, _ -> Response in
+                _ = try FeedRules.after(request.uri.queryParameters.get("after"))
+                throw Problem(
+                    .upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.", headers: [.upgrade: "websocket"])
+            }
         group.post("/v1/devices", use: registerDevice)
     }
 
     func addStream(to router: Router<StreamRequestContext>) {
         router.ws("/v1/stream") { request, _ in
-            // NB: the token is checked before the upgrade: without a valid one the request goes on as plain HTTP to
-            // the route above, which answers 401.
-            guard let token = request.bearerToken, (try? await verifier.verify(token)) != nil,
+            // NB: the token and `after` are checked before the upgrade; a refusal is a bare 400 (the WebSocket
+            // library writes it), which the gateway turns into the route above's problem.
+            guard let token = request.streamToken, (try? await verifier.verify(token)) != nil,
                 (try? FeedRules.after(request.uri.queryParameters.get("after"))) != nil
             else { return .dontUpgrade }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
-            guard let token = context.request.bearerToken, let identity = try? await verifier.verify(token) else { return }
+            guard let token = context.request.streamToken, let identity = try? await verifier.verify(token) else { return }
             let after = (try? FeedRules.after(context.request.uri.queryParameters.get("after"))) ?? 0
             try await stream(identity.userId, after: after, inbound: inbound, outbound: outbound, logger: context.logger)
         }

@@ -74,21 +74,26 @@ public struct AccessTokenVerifier: Sendable {
     }
 }
 
-/// Sets `context.identity` from the bearer token (or the `access_token` query parameter, which browsers need for
-/// WebSockets) and answers 401 when it is missing or invalid.
+/// Sets `context.identity` from the bearer token and answers 401 when it is missing or invalid. Only the stream
+/// takes the token from the `access_token` query parameter too (`acceptsQueryToken`): browsers cannot set a
+/// WebSocket's headers, and anywhere else a token in a URL would end up in logs and histories.
 public struct AuthenticationMiddleware: RouterMiddleware {
     public typealias Context = ServiceRequestContext
     let verifier: AccessTokenVerifier
+    let acceptsQueryToken: Bool
 
-    public init(verifier: AccessTokenVerifier) {
+    public init(verifier: AccessTokenVerifier, acceptsQueryToken: Bool = false) {
         self.verifier = verifier
+        self.acceptsQueryToken = acceptsQueryToken
     }
 
     public func handle(
         _ request: Request, context: ServiceRequestContext,
         next: (Request, ServiceRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard let token = request.bearerToken else { throw Problem.unauthorized }
+        guard let token = acceptsQueryToken ? request.streamToken : request.bearerToken else {
+            throw Problem.unauthorized
+        }
         var context = context
         context.identity = try await verifier.verify(token)
         context.logger[metadataKey: "userId"] = "\(context.identity!.userId)"
@@ -97,13 +102,15 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 }
 
 extension Request {
-    /// The token of an `Authorization: Bearer` header, else of the `access_token` query parameter.
+    /// The token of an `Authorization: Bearer` header.
     public var bearerToken: String? {
-        if let header = headers[.authorization] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]) }
-            return nil
-        }
-        return uri.queryParameters.get("access_token")
+        guard let header = headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+    }
+
+    /// The stream's token: of the `Authorization` header, else of the `access_token` query parameter.
+    public var streamToken: String? {
+        headers[.authorization] != nil ? bearerToken : uri.queryParameters.get("access_token")
     }
 }

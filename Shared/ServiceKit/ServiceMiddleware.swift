@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import Postgres
@@ -53,6 +54,26 @@ public struct ProblemMiddleware: RouterMiddleware {
 /// A service's error type: each case says which problem it answers with.
 public protocol ProblemConvertible: Error {
     var problem: Problem { get }
+}
+
+/// Tells browsers to take every answer as the type it names (`X-Content-Type-Options: nosniff`), errors included.
+public struct NoSniffMiddleware: RouterMiddleware {
+    public typealias Context = ServiceRequestContext
+
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: ServiceRequestContext,
+        next: (Request, ServiceRequestContext) async throws -> Response
+    ) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.xContentTypeOptions] = "nosniff"
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    public static let xContentTypeOptions = Self("X-Content-Type-Options")!
 }
 
 /// Refuses a request body over `limit` bytes with 413 before any handler reads it.

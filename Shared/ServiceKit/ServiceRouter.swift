@@ -11,6 +11,7 @@ public func makeServiceRouter(
     metrics: MetricsRegistry, openAPI: String? = nil
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
+    router.add(middleware: NoSniffMiddleware())
     router.add(middleware: MetricsMiddleware(registry: metrics))
     router.add(middleware: ProblemMiddleware())
     if let openAPI {

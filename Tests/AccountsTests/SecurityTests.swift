@@ -97,7 +97,114 @@ import TestSupport
             ) { $0 }
 
             #expect(response.status == .tooManyRequests)
-            #expect(response.headers[.retryAfter] != nil)
+            #expect(response.headers[.retryAfter].flatMap(Int.init).map { (895...900).contains($0) } == true)
+
+            // Ten minutes later, what is left of the fifteen-minute window is five minutes.
+            try await app.database.pool.query(
+                "UPDATE throttle_events SET happened_at = happened_at - interval '600 seconds'")
+            let later = try await client.execute(
+                uri: "/v1/auth/login", method: .post, headers: [.contentType: "application/json"],
+                body: JSON.body(["email": "target@helsinki.fi", "password": "correct horse battery"])
+            ) { $0 }
+            #expect(later.status == .tooManyRequests)
+            #expect(later.headers[.retryAfter].flatMap(Int.init).map { (295...300).contains($0) } == true)
+        }
+    }
+
+    @Test func signUpsFromOneAddressAreThrottled() async throws {
+        let app = try await AccountsTestApp.make(["SIGNUP_MAX_PER_ADDRESS": "2", "TRUST_FORWARDED_FOR": "true"])
+
+        try await app.test { client in
+            func signUp(from address: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/v1/auth/signup", method: .post,
+                    headers: [.contentType: "application/json", .init("X-Forwarded-For")!: address],
+                    body: JSON.body([
+                        "email": "s\(UUID().uuidString.prefix(8))@helsinki.fi", "password": "correct horse battery",
+                        "name": "Sam",
+                    ])
+                ) { $0 }
+            }
+            #expect(try await signUp(from: "192.0.2.7").status == .created)
+            #expect(try await signUp(from: "192.0.2.7").status == .created)
+            let refused = try await signUp(from: "192.0.2.7")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.contentType] == "application/problem+json")
+            #expect(refused.headers[.retryAfter].flatMap(Int.init).map { (3595...3600).contains($0) } == true)
+            #expect(try await signUp(from: "192.0.2.8").status == .created)
+        }
+        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode("n", as: Int.self)
+        #expect(users == 3)
+    }
+
+    @Test(arguments: [
+        "\u{202E}", "\u{200D}\u{200D}\u{200B}", "Ann\u{202E}ahc", "\u{2066}Aino\u{2069}", "\u{3164}", "\u{2800}\u{2800}",
+        "\u{0301}", "\u{FE0F}",
+    ])
+    func aNameThatIsInvisibleOrTurnsTextAroundIsRefused(name: String) async throws {
+        #expect(throws: AccountError.self) { try AccountRules.normalizedName(name) }
+    }
+
+    @Test(arguments: ["Zoë", "李小龙", "👩\u{200D}💻 Ada", "O'Brien-Smith", "أمينة"])
+    func aNameInAnyScriptIsAccepted(name: String) throws {
+        #expect(try AccountRules.normalizedName(name) == name)
+    }
+
+    @Test func renamingToAnInvisibleNameIsRefusedAndChangesNothing() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let token = try await client.signUp(name: "Aino")["accessToken"] as! String
+            let (status, problem) = try await client.execute(
+                uri: "/v1/me", method: .patch,
+                headers: [.contentType: "application/json", .authorization: "Bearer \(token)"],
+                body: JSON.body(["name": "\u{202E}\u{200D}"])
+            ) { ($0.status, JSON.object($0.body)) }
+            #expect(status == .badRequest)
+            #expect(problem["field"] as? String == "name")
+            let (_, me) = try await client.get("/v1/me", token: token)
+            #expect(me["name"] as? String == "Aino")
+        }
+    }
+
+    @Test func answersWithTokensAreNeverCachedAndNoAnswerIsSniffed() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let email = "cache\(UUID().uuidString.prefix(8))@helsinki.fi"
+            let signUp = try await client.execute(
+                uri: "/v1/auth/signup", method: .post, headers: [.contentType: "application/json"],
+                body: JSON.body(["email": email, "password": "correct horse battery", "name": "Cai"])
+            ) { $0 }
+            let refreshToken = JSON.object(signUp.body)["refreshToken"] as! String
+            let logIn = try await client.execute(
+                uri: "/v1/auth/login", method: .post, headers: [.contentType: "application/json"],
+                body: JSON.body(["email": email, "password": "correct horse battery"])
+            ) { $0 }
+            let refresh = try await client.execute(
+                uri: "/v1/auth/refresh", method: .post, headers: [.contentType: "application/json"],
+                body: JSON.body(["refreshToken": refreshToken])
+            ) { $0 }
+            for response in [signUp, logIn, refresh] {
+                #expect(response.status.code < 300)
+                #expect(response.headers[.cacheControl] == "no-store")
+            }
+            for path in ["/v1/campuses", "/v1/nowhere", "/v1/me"] {
+                let response = try await client.execute(uri: path, method: .get) { $0 }
+                #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(path)")
+            }
+        }
+    }
+
+    @Test func anAccessTokenInTheQueryIsNotAccepted() async throws {
+        let app = try await AccountsTestApp.make()
+
+        try await app.test { client in
+            let token = try await client.signUp()["accessToken"] as! String
+            let (status, _) = try await client.get("/v1/me?access_token=\(token)", token: nil)
+            #expect(status == .unauthorized)
+            let (withHeader, _) = try await client.get("/v1/me", token: token)
+            #expect(withHeader == .ok)
         }
     }
 

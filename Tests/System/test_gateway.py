@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from conftest import GATEWAY, ROOT, Student, eventually
@@ -89,3 +90,23 @@ def test_an_access_token_in_the_query_belongs_to_the_stream_alone(system):
     text = access_log.read_text()
     assert student.token not in text
     assert marker not in text, "the access log keeps queries"
+
+
+@pytest.mark.parametrize("case", ["no token", "a forged token", "a bad after"])
+def test_a_refused_upgrade_says_why_as_a_problem(system, case):
+    student = Student("Ursula")
+    token = {"no token": None, "a forged token": student.token[:-4] + "AAAA", "a bad after": student.token}[case]
+    after = "x" if case == "a bad after" else "0"
+    url = GATEWAY.replace("http", "ws", 1) + f"/v1/stream?after={after}"
+    with pytest.raises(InvalidStatus) as refused:
+        connect(url, additional_headers={"Authorization": f"Bearer {token}"} if token else {}, open_timeout=10)
+    response = refused.value.response
+    expected = 400 if case == "a bad after" else 401
+    assert response.status_code == expected
+    assert response.headers["Content-Type"] == "application/problem+json"
+    problem = json.loads(response.body)
+    assert problem["status"] == expected
+    if expected == 401:
+        assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    else:
+        assert problem["field"] == "after"
