@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "notifications", targets: ["Notifications"]),
         .executable(name: "load", targets: ["LoadGenerator"]),
         .executable(name: "delivery-simulation", targets: ["DeliverySimulation"]),
+        .executable(name: "places-benchmark", targets: ["PlacesBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // MARK: C libraries
@@ -62,13 +64,18 @@ let package = Package(
             ],
             path: "Services/Accounts", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
+        // Places: the executable serves and imports; the catalog (reading GeoJSON, storing and searching places) is a
+        // library that the benchmark shares.
         .executableTarget(
             name: "Places",
+            dependencies: ["PlaceCatalog", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .argumentParser],
+            path: "Services/Places", exclude: ["Catalog"], resources: [.copy("openapi.yaml")]),
+        .target(
+            name: "PlaceCatalog",
             dependencies: [
-                "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird,
-                .product(name: "Crypto", package: "swift-crypto"),
+                "ServiceKit", "Postgres", "Messaging", "Contracts", .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Services/Places", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+            path: "Services/Places/Catalog", resources: [.copy("Migrations")]),
 
         // Matching: one executable that wires the flows, each a library over the core they share.
         .executableTarget(
@@ -108,6 +115,10 @@ let package = Package(
             ],
             path: "Tools/LoadGenerator", resources: [.copy("Migrations")]),
         .executableTarget(
+            name: "PlacesBenchmark",
+            dependencies: ["PlaceCatalog", "ServiceKit", "Postgres", .logging, .argumentParser, .histogram],
+            path: "Tools/PlacesBenchmark"),
+        .executableTarget(
             name: "DeliverySimulation",
             dependencies: ["Delivery", "MatchingCore", "ServiceKit", "Postgres", "Contracts", .logging, .argumentParser],
             path: "Tools/DeliverySimulation"),
@@ -133,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "PlacesTests",
             dependencies: [
-                "Places", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                "Places", "PlaceCatalog", "TestSupport", "ServiceKit", "Messaging", "Postgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -180,6 +191,7 @@ let package = Package(
 
 extension Target.Dependency {
     static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let histogram = Target.Dependency.product(name: "Histogram", package: "hdrhistogram-swift")
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let nioConcurrency = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")

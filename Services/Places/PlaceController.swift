@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PlaceCatalog
 import ServiceKit
 
 /// The places API: search as the user types, nearby places, one place. Always on the caller's campus.

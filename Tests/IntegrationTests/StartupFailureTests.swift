@@ -4,27 +4,37 @@ import TestSupport
 
 /// A process that cannot start says why in one line and exits with status 1: no crash, no backtrace.
 @Suite(.timeLimit(.minutes(2))) struct StartupFailureTests {
-    /// Runs an executable with only `environment` and returns its status and what it wrote to standard error.
-    func run(_ executable: String, _ arguments: [String] = [], environment: [String: String]) throws -> (Int32, String) {
+    static let unreachableDatabase = "postgres://nobody@127.0.0.1:1/none"
+
+    /// Runs an executable with only `environment` and returns its status and what it wrote to standard error (or,
+    /// with `standardOutput`, to standard output).
+    func run(
+        _ executable: String, _ arguments: [String] = [], environment: [String: String], standardOutput: Bool = false
+    ) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = RunningSystem.binaries.appendingPathComponent(executable)
         process.arguments = arguments
         process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        if standardOutput {
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+        } else {
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+        }
         try process.run()
-        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    @Test(arguments: ["matching", "chat", "notifications"])
+    @Test(arguments: ["places", "matching", "chat", "notifications"])
     func aServiceWithoutItsTokenKeyInProductionNamesIt(service: String) throws {
         let (status, output) = try run(
             service,
             environment: [
-                "ENVIRONMENT": "production", "POSTGRES_URL": "postgres://nobody@127.0.0.1:1/none",
+                "ENVIRONMENT": "production", "POSTGRES_URL": Self.unreachableDatabase,
                 "AMQP_URL": "amqp://nobody@127.0.0.1:1/%2F",
             ])
 
@@ -36,11 +46,32 @@ import TestSupport
 
     @Test func aServiceWhoseDatabaseIsOutOfReachNamesIt() throws {
         let (status, output) = try run(
-            "chat", environment: ["POSTGRES_URL": "postgres://nobody@127.0.0.1:1/none", "JWT_PUBLIC_KEY": "unused"])
+            "chat", environment: ["POSTGRES_URL": Self.unreachableDatabase, "JWT_PUBLIC_KEY": "unused"])
 
         #expect(status == 1)
         #expect(output.split(separator: "\n").count == 1)
         #expect(output.contains("127.0.0.1") && output.contains("chat:"))
         #expect(!output.contains("Fatal error"))
+    }
+
+    @Test func anImportWhoseDatabaseIsOutOfReachNamesIt() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID()).geojson")
+        try Data(#"{"type":"FeatureCollection","features":[]}"#.utf8).write(to: file)
+
+        let (status, output) = try run(
+            "places", ["import", file.path], environment: ["POSTGRES_URL": Self.unreachableDatabase])
+
+        #expect(status == 1)
+        #expect(output.split(separator: "\n").count == 1)
+        #expect(output.hasPrefix("places import:") && output.contains("127.0.0.1"))
+        #expect(!output.contains("Fatal error"))
+    }
+
+    @Test func importHelpPrintsItsUsageWithoutConnectingAnywhere() throws {
+        let (status, output) = try run(
+            "places", ["import", "--help"], environment: ["POSTGRES_URL": Self.unreachableDatabase], standardOutput: true)
+
+        #expect(status == 0)
+        #expect(output.contains("USAGE: places import") && output.contains("--retire-many"))
     }
 }

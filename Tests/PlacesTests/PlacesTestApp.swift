@@ -4,6 +4,7 @@ import HummingbirdTesting
 import JWTKit
 import Messaging
 import Postgres
+@testable import PlaceCatalog
 @testable import Places
 import ServiceKit
 import TestSupport
@@ -25,7 +26,7 @@ struct PlacesTestApp {
     static func make() async throws -> PlacesTestApp {
         let database = try await TestDatabase.make(
             migrations: [
-                PostgresMigrator.messagingDirectory, repositoryRoot.appendingPathComponent("Services/Places/Migrations"),
+                PostgresMigrator.messagingDirectory, repositoryRoot.appendingPathComponent("Services/Places/Catalog/Migrations"),
             ])
         let privateKey = try EdDSA.PrivateKey()
         let broker = try await TestBroker.make()
@@ -43,8 +44,12 @@ struct PlacesTestApp {
 
     /// Imports a file the way `places import` does.
     @discardableResult
-    func importFile(_ url: URL) async throws -> PlaceImporter.Summary {
-        try await importer.importGeoJSON(try Data(contentsOf: url), campus: nil)
+    func importFile(_ url: URL, campus: String? = nil, retiresMany: Bool = false) async throws -> PlaceImporter.Summary {
+        let campus = try campus.map { domain in
+            guard let campus = importer.campuses.campus(forDomain: domain) else { throw TestFailure("no campus \(domain)") }
+            return campus
+        }
+        return try await importer.importGeoJSON(try Data(contentsOf: url), campus: campus, retiresMany: retiresMany)
     }
 
     /// An access token of a student of `campus`.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+@testable import PlaceCatalog
 @testable import Places
 import Postgres
 import Testing
@@ -203,6 +204,88 @@ import TestSupport
         #expect(inside == true)
     }
 
+    @Test func anOsmiumExportWithIdsImportsItsAreasAsPlacesWithTheirOpenStreetMapIds() async throws {
+        let app = try await PlacesTestApp.make()
+
+        let summary = try await app.importFile(PlacesTestApp.fixture("university-osmium.geojsonseq"))
+        let stored = try await app.database.pool.query("SELECT source_key, name FROM places").reduce(into: [String: String]()) {
+            $0[try $1.decode("source_key", as: String.self)] = try $1.decode("name", as: String.self)
+        }
+
+        #expect(summary.broken.isEmpty)
+        #expect(stored["relation/1320784"] == "Helsingin yliopiston päärakennus")
+        #expect(stored["way/33185985"] == "Porthania")
+        #expect(stored["way/161320960"] == "Kaisa-talo")
+        #expect(stored.values.contains("UniCafe Rotunda"))
+        #expect(stored.keys.contains { $0.hasPrefix("node/") })
+        #expect(!stored.keys.contains { !$0.hasPrefix("node/") && !$0.hasPrefix("way/") && !$0.hasPrefix("relation/") })
+    }
+
+    @Test func osmiumAreaIdsStandForTheWayOrRelationTheyCameFrom() {
+        func key(_ id: String) -> String? { GeoJSONReader.sourceKey(feature: ["id": id], properties: [:]) }
+        #expect(key("a66371970") == "way/33185985")
+        #expect(key("a2641569") == "relation/1320784")
+        #expect(key("n5980931984") == "node/5980931984")
+        #expect(key("w33185985") == "way/33185985")
+        #expect(key("a") == nil)
+        #expect(key("a12x") == nil)
+    }
+
+    @Test func anExportWithoutIdsGetsOneLineTellingHowToExportWithThem() async throws {
+        let app = try await PlacesTestApp.make()
+
+        let error = await #expect(throws: GeoJSONError.self) {
+            try await app.importFile(PlacesTestApp.fixture("university-osmium-without-ids.geojsonseq"))
+        }
+
+        #expect(error?.description.contains("osmium export --add-unique-id=type_id") == true)
+        #expect(error?.description.contains("\n") == false)
+        #expect(try await app.outboxTypes().isEmpty)
+    }
+
+    @Test(arguments: ["extra.geojsonseq", "university-osmium-without-ids.geojsonseq"])
+    func aBrokenFileRetiresNothing(file: String) async throws {
+        let app = try await PlacesTestApp.make()
+        let first = try await app.importFile(PlacesTestApp.bundledData)
+
+        let summary = try? await app.importFile(PlacesTestApp.fixture(file))
+
+        #expect(summary?.retired ?? 0 == 0)
+        #expect(try await app.inService() == first.added + (summary?.added ?? 0))
+        if let summary { #expect(summary.notRetired == first.added && summary.whyNotRetired?.contains("broken") == true) }
+    }
+
+    @Test func aFileWithoutAValidPlaceOfTheCampusRetiresNothing() async throws {
+        let app = try await PlacesTestApp.make()
+        let first = try await app.importFile(PlacesTestApp.bundledData)
+        let lines = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID()).geojsonseq")
+        try Data(#"{"type":"Feature","id":"w1","properties":{"highway":"path"},"geometry":{"type":"LineString","coordinates":[[24.95,60.17],[24.951,60.171]]}}"#.utf8)
+            .write(to: lines)
+
+        let summary = try await app.importFile(lines, campus: "helsinki.fi")
+
+        #expect(summary.retired == 0)
+        #expect(summary.whyNotRetired == "the file holds no valid place")
+        #expect(summary.description.contains("not retired \(first.added) places"))
+        #expect(try await app.inService() == first.added)
+    }
+
+    @Test func retiringMoreThanAFifthOfACampusNeedsTheFlag() async throws {
+        let app = try await PlacesTestApp.make()
+        let first = try await app.importFile(PlacesTestApp.bundledData)
+        let small = PlacesTestApp.fixture("university-osmium.geojsonseq")
+
+        let refused = try await app.importFile(small, campus: "helsinki.fi")
+        let inServiceAfterRefusal = try await app.inService()
+        let allowed = try await app.importFile(small, campus: "helsinki.fi", retiresMany: true)
+
+        #expect(refused.retired == 0)
+        #expect(refused.whyNotRetired?.contains("--retire-many") == true)
+        #expect(inServiceAfterRefusal == first.added + refused.added)
+        #expect(allowed.retired == refused.notRetired && allowed.retired > 0)
+        #expect(try await app.inService() == allowed.added + allowed.updated + allowed.unchanged)
+    }
+
     @Test func aFileThatIsNotGeoJSONIsRefusedWhole() async throws {
         #expect(throws: GeoJSONError.self) { try GeoJSONReader.read(Data("{\"type\": \"Topology\"}".utf8)) }
         #expect(throws: GeoJSONError.self) { try GeoJSONReader.read(Data("nonsense\nmore nonsense\n".utf8)) }
@@ -225,6 +308,15 @@ extension PlacesTestApp {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("combined-\(UUID()).geojson")
         try JSONSerialization.data(withJSONObject: collection).write(to: url)
         return url
+    }
+
+    static func fixture(_ name: String) -> URL {
+        extraFixture.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// How many places are in service.
+    func inService() async throws -> Int {
+        try await database.pool.query("SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL").first!.decode("n", as: Int.self)
     }
 
     func outboxTypes() async throws -> [String] {

@@ -4,28 +4,41 @@ import Logging
 import ServiceKit
 
 /// Imports a GeoJSON file: assigns each place its campus, adds and updates what changed, retires what the file no
-/// longer has, and reports what it did.
-struct PlaceImporter: Sendable {
+/// longer has, and reports what it did. Retiring is guarded: a file with broken features or without a valid place
+/// retires nothing, and one that would retire more than a fifth of a campus does so only when asked
+/// (`retiresMany`); the summary says what would have been retired.
+package struct PlaceImporter: Sendable {
     let repository: PlacePostgresRepository
     let campuses: CampusDirectory
     var batchSize = 500
 
-    /// What an import did, by count; `skipped` by reason.
-    struct Summary: Sendable, Equatable, CustomStringConvertible {
-        var read = 0
-        var added = 0
-        var updated = 0
-        var unchanged = 0
-        var retired = 0
-        var skipped: [String: Int] = [:]
-        /// Features that could not be read, with their position in the file.
-        var broken: [String] = []
+    package init(repository: PlacePostgresRepository, campuses: CampusDirectory) {
+        self.repository = repository
+        self.campuses = campuses
+    }
 
-        var description: String {
+    /// What an import did, by count; `skipped` by reason.
+    package struct Summary: Sendable, Equatable, CustomStringConvertible {
+        package var read = 0
+        package var added = 0
+        package var updated = 0
+        package var unchanged = 0
+        package var retired = 0
+        /// Places the file no longer has that were kept in service, and why.
+        package var notRetired = 0
+        package var whyNotRetired: String?
+        package var skipped: [String: Int] = [:]
+        /// Features that could not be read, with their position in the file.
+        package var broken: [String] = []
+
+        package var description: String {
             var lines = [
                 "read \(read), added \(added), updated \(updated), unchanged \(unchanged), retired \(retired), "
                     + "skipped \(skipped.values.reduce(0, +)), broken \(broken.count)"
             ]
+            if let whyNotRetired {
+                lines.append("  not retired \(notRetired) places the file does not have: \(whyNotRetired)")
+            }
             for (reason, count) in skipped.sorted(by: { $0.key < $1.key }) {
                 lines.append("  skipped \(count): \(reason)")
             }
@@ -38,9 +51,9 @@ struct PlaceImporter: Sendable {
     }
 
     /// Imports `data`; with `campus`, every place belongs to it, otherwise to the campus whose bounds hold it.
-    func importGeoJSON(_ data: Data, campus forcedCampus: Campus?, progress: (String) -> Void = { _ in }) async throws
-        -> Summary
-    {
+    package func importGeoJSON(
+        _ data: Data, campus forcedCampus: Campus?, retiresMany: Bool = false, progress: (String) -> Void = { _ in }
+    ) async throws -> Summary {
         var summary = Summary()
         var batch: [(record: PlaceRecord, campus: String, id: UUID, hash: String)] = []
         var seenKeys = Set<String>()
@@ -65,6 +78,8 @@ struct PlaceImporter: Sendable {
             switch outcome {
             case .broken(let position, let problem):
                 summary.broken.append("\(position): \(problem)")
+            case .withoutId(let position):
+                summary.broken.append("\(position): no OpenStreetMap id (osm_type and osm_id, @id, or id)")
             case .skipped(let reason):
                 summary.skipped[reason, default: 0] += 1
             case .place(let record):
@@ -83,8 +98,39 @@ struct PlaceImporter: Sendable {
             }
         }
         try await flush()
-        summary.retired = try await repository.retire(campuses: seenCampuses.sorted(), keeping: seenKeys.sorted())
+        let campuses = seenCampuses.sorted()
+        let keys = seenKeys.sorted()
+        let retirement = try await repository.retirement(campuses: campuses, keeping: keys)
+        summary.notRetired = retirement.values.reduce(0) { $0 + $1.missing }
+        summary.whyNotRetired = Self.whyNotRetire(summary, retirement, retiresMany: retiresMany)
+        if summary.whyNotRetired == nil {
+            summary.retired = try await repository.retire(campuses: campuses, keeping: keys)
+            summary.notRetired = 0
+        } else if summary.notRetired == 0 {
+            summary.whyNotRetired = nil
+        }
         return summary
+    }
+
+    /// The share of a campus past which an import retires only when asked.
+    static let retirementThreshold = 0.2
+
+    /// Why the places missing from the file must stay, or nil when retiring them is safe.
+    static func whyNotRetire(
+        _ summary: Summary, _ retirement: [String: (missing: Int, total: Int)], retiresMany: Bool
+    ) -> String? {
+        if !summary.broken.isEmpty {
+            return "the file has broken features, so it may lack places that still exist"
+        }
+        if summary.added + summary.updated + summary.unchanged == 0 {
+            return "the file holds no valid place"
+        }
+        let many = retirement.filter { Double($0.value.missing) > Double($0.value.total) * retirementThreshold }
+        if !retiresMany, !many.isEmpty {
+            let counts = many.sorted { $0.key < $1.key }.map { "\($0.value.missing) of \($0.value.total) on \($0.key)" }
+            return "that is \(counts.joined(separator: ", ")), more than a fifth; run again with --retire-many to retire them"
+        }
+        return nil
     }
 
     /// A name-based (version 5 style) UUID of the OpenStreetMap object, so that it keeps its id across imports.

@@ -23,6 +23,19 @@ enum FeatureOutcome: Sendable, Equatable {
     case skipped(reason: String)
     /// A feature that cannot be read, with what is wrong.
     case broken(position: String, problem: String)
+    /// A feature without an OpenStreetMap id, which a place needs to keep its id across imports.
+    case withoutId(position: String)
+
+    var isPlaceOrSkipped: Bool {
+        switch self {
+        case .place, .skipped: true
+        case .broken, .withoutId: false
+        }
+    }
+
+    var isWithoutId: Bool {
+        if case .withoutId = self { true } else { false }
+    }
 }
 
 /// Reads GeoJSON as FeatureCollection or GeoJSON Text Sequence (one feature per line, optionally prefixed by the
@@ -40,9 +53,10 @@ enum GeoJSONReader {
                 guard let features = object["features"] as? [Any] else {
                     throw GeoJSONError("a FeatureCollection without a features array")
                 }
-                return features.enumerated().map { index, feature in outcome(of: feature, position: "feature \(index + 1)") }
+                return try checkedIds(
+                    features.enumerated().map { index, feature in outcome(of: feature, position: "feature \(index + 1)") })
             case "Feature":
-                return [outcome(of: object, position: "feature 1")]
+                return try checkedIds([outcome(of: object, position: "feature 1")])
             default:
                 throw GeoJSONError("neither a FeatureCollection nor a Feature")
             }
@@ -60,10 +74,21 @@ enum GeoJSONReader {
             outcomes.append(outcome(of: feature, position: "line \(lineNumber)"))
         }
         if outcomes.isEmpty { throw GeoJSONError("no features") }
-        if outcomes.allSatisfy({ if case .broken = $0 { true } else { false } }) {
+        if !outcomes.contains(where: { $0.isPlaceOrSkipped || $0.isWithoutId }) {
             throw GeoJSONError("not GeoJSON: no line holds a feature")
         }
-        return outcomes
+        return try checkedIds(outcomes)
+    }
+
+    /// The outcomes, unless no feature has an OpenStreetMap id: then the file was exported without them, and one line
+    /// says how to export it with them rather than a line per feature.
+    private static func checkedIds(_ outcomes: [FeatureOutcome]) throws -> [FeatureOutcome] {
+        guard !outcomes.contains(where: \.isPlaceOrSkipped), outcomes.contains(where: \.isWithoutId) else {
+            return outcomes
+        }
+        throw GeoJSONError(
+            "no feature has an OpenStreetMap id; export with them: osmium export --add-unique-id=type_id "
+                + "-f geojsonseq FILE.osm.pbf")
     }
 
     static func outcome(of value: Any, position: String) -> FeatureOutcome {
@@ -84,7 +109,7 @@ enum GeoJSONReader {
             return .broken(position: position, problem: "no geometry")
         }
         guard let sourceKey = sourceKey(feature: feature, properties: properties) else {
-            return .broken(position: position, problem: "no OpenStreetMap id (osm_type and osm_id, @id, or id)")
+            return .withoutId(position: position)
         }
         guard let name = tag("name") else { return .skipped(reason: "no name") }
         if geometryType == "LineString" || geometryType == "MultiLineString" {
@@ -147,7 +172,8 @@ enum GeoJSONReader {
         return coordinate.isValid ? coordinate : nil
     }
 
-    /// `node/123` from `osm_type`+`osm_id`, `@id`, or the feature id (`node/123`, osmium's `n123`).
+    /// `node/123` from `osm_type`+`osm_id`, `@id`, or the feature id (`node/123`, osmium's `n123`, `w45`, and its
+    /// area ids: `a<n>` is the area of way n/2 for an even n, of relation (n-1)/2 for an odd one).
     static func sourceKey(feature: [String: Any], properties: [String: Any]) -> String? {
         if let type = properties["osm_type"] as? String, let id = properties["osm_id"] {
             return normalizedKey("\(type)/\(id)")
@@ -165,16 +191,20 @@ enum GeoJSONReader {
             guard ["node", "way", "relation"].contains(type), !id.isEmpty, id.allSatisfy(\.isNumber) else { return nil }
             return "\(type)/\(id)"
         }
-        guard let first = raw.first, let type = types[String(first).lowercased()] else { return nil }
         let id = raw.dropFirst()
-        guard !id.isEmpty, id.allSatisfy(\.isNumber) else { return nil }
+        guard let first = raw.first?.lowercased(), !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        if first == "a" {
+            guard let area = UInt64(id) else { return nil }
+            return area % 2 == 0 ? "way/\(area / 2)" : "relation/\(area / 2)"
+        }
+        guard let type = types[first] else { return nil }
         return "\(type)/\(id)"
     }
 }
 
 /// The file as a whole is not GeoJSON.
-struct GeoJSONError: Error, CustomStringConvertible {
-    let description: String
+package struct GeoJSONError: Error, CustomStringConvertible {
+    package let description: String
 
     init(_ description: String) {
         self.description = description

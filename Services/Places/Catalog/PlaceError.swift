@@ -1,11 +1,11 @@
 import ServiceKit
 
 /// Everything that can go wrong in places, and the problem each answers with.
-enum PlaceError: ProblemConvertible {
+package enum PlaceError: ProblemConvertible {
     case invalid(field: String, String)
     case notFound
 
-    var problem: Problem {
+    package var problem: Problem {
         switch self {
         case .invalid(let field, let detail): .invalid(field, detail)
         case .notFound: .notFound("No such place on your campus.")

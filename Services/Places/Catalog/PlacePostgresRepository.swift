@@ -4,10 +4,18 @@ import Messaging
 import Postgres
 
 /// Places' data in its own PostgreSQL database with PostGIS and pg_trgm: the only file with SQL.
-struct PlacePostgresRepository: Sendable {
+package struct PlacePostgresRepository: Sendable {
     let database: PostgresPool
     /// How many names a typed prefix may begin before only the nearest that many of them are scored.
     var crowdedPrefix = 1_000
+
+    package init(database: PostgresPool, crowdedPrefix: Int = 1_000) {
+        self.database = database
+        self.crowdedPrefix = crowdedPrefix
+    }
+
+    /// Places' own migrations, to run after the outbox's and the inbox's.
+    package static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
 
     private static let placeColumns: SQL = """
         id, name, kind, subtype, cuisine, street, housenumber, postcode, city, opening_hours, campus,
@@ -18,7 +26,7 @@ struct PlacePostgresRepository: Sendable {
 
     /// Places whose name or address matches `text` as typed (prefixes, a typo, any accents or case), best match
     /// first with nearer places ahead among similar matches.
-    func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
+    package func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
         try await database.transaction { connection in
             // NB: the default 0.6 misses one-letter typos in short names ("porthnia" scores 0.58 against "porthania").
             try connection.execute(script: "SET LOCAL pg_trgm.word_similarity_threshold = 0.45")
@@ -78,7 +86,7 @@ struct PlacePostgresRepository: Sendable {
     }
 
     /// Places within `radius` meters of `point`, nearest first.
-    func nearby(_ point: Coordinate, radius: Double, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
+    package func nearby(_ point: Coordinate, radius: Double, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
         try await database.query(
             """
             WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
@@ -92,13 +100,13 @@ struct PlacePostgresRepository: Sendable {
         ).map { try Place(row: $0) }
     }
 
-    func place(id: UUID, campus: String) async throws -> Place? {
+    package func place(id: UUID, campus: String) async throws -> Place? {
         try await database.query(
             "SELECT \(Self.placeColumns) FROM places WHERE id = \(id) AND campus = \(campus) AND retired_at IS NULL"
         ).first.map { try Place(row: $0) }
     }
 
-    func count() async throws -> Int {
+    package func count() async throws -> Int {
         try await database.query("SELECT count(*) AS n FROM places WHERE retired_at IS NULL").first?.decode("n") ?? 0
     }
 
@@ -152,6 +160,20 @@ struct PlacePostgresRepository: Sendable {
                 return version == 1 ? .added : .updated
             }
         }
+    }
+
+    /// Per campus of `campuses`, its places in service and how many of them `sourceKeys` does not hold.
+    func retirement(campuses: [String], keeping sourceKeys: [String]) async throws -> [String: (missing: Int, total: Int)] {
+        let rows = try await database.query(
+            """
+            SELECT campus, count(*) FILTER (WHERE NOT (source_key = ANY(\(sourceKeys)::text[]))) AS missing,
+                count(*) AS total
+            FROM places WHERE retired_at IS NULL AND campus = ANY(\(campuses)::text[]) GROUP BY campus
+            """)
+        return Dictionary(
+            uniqueKeysWithValues: try rows.map {
+                (try $0.decode("campus", as: String.self), (try $0.decode("missing", as: Int.self), try $0.decode("total", as: Int.self)))
+            })
     }
 
     /// Retires the places of `campuses` that the import did not contain, publishing `place.retired` for each.

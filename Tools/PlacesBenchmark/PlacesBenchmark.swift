@@ -1,34 +1,35 @@
+import ArgumentParser
 import Foundation
+import Histogram
 import Logging
+import PlaceCatalog
 import Postgres
 import ServiceKit
 
-/// `places benchmark [--sizes 5000,200000] [--queries 400]`: generates a campus-sized and a city-sized set of
-/// places, imports each into a fresh database and reports import time and search latency percentiles for
-/// prefix, typo and nearby searches at 1 and 32 concurrent clients. Needs `BENCH_POSTGRES_URL` (a role that can
-/// create databases and the PostGIS extension; the test command's `TEST_POSTGRES_URL` works).
-struct PlacesBenchmark {
-    var sizes = [5000, 200_000]
-    var queries = 400
-    let logger: Logger
+/// `places-benchmark [--sizes 5000,200000] [--queries 400]`: generates a campus-sized and a city-sized set of
+/// places, imports each into a fresh database and reports import time and search latency percentiles for prefix,
+/// typo and nearby searches at 1 and 32 concurrent clients. Needs `BENCH_POSTGRES_URL` (a role that can create
+/// databases and the PostGIS extension; the test command's `TEST_POSTGRES_URL` works).
+@main
+struct PlacesBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "places-benchmark",
+        abstract: "Measures importing places and searching them, on fresh databases of generated places.")
 
-    init(arguments: [String], logger: Logger) {
-        self.logger = logger
-        if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
-            sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
-        }
-        if let index = arguments.firstIndex(of: "--queries"), index + 1 < arguments.count {
-            queries = Int(arguments[index + 1]) ?? queries
-        }
-    }
+    @Option(help: "How many places each round imports, comma-separated.")
+    var sizes = "5000,200000"
+    @Option(help: "How many searches each kind of search and client count makes.")
+    var queries = 400
+
+    private var logger: Logger { Logger(label: "places-benchmark") }
 
     func run() async throws {
         let campus = try CampusDirectory.load(extraFile: nil).campus(forDomain: "helsinki.fi")!
         print("| places | import | search | clients | p50 ms | p99 ms | searches/s |")
         print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")
-        for size in sizes {
+        for size in sizes.split(separator: ",").compactMap({ Int($0) }) {
             let database = try await BenchmarkDatabase.fresh(
-                named: "bench_places_\(size)", migrations: migrations, poolSize: 32, logger: logger)
+                named: "bench_places_\(size)", migrations: PlacePostgresRepository.migrations, poolSize: 32, logger: logger)
             let repository = PlacePostgresRepository(database: database)
             var random = SeededRandom(seed: UInt64(size))
             let (data, names) = Self.syntheticPlaces(count: size, around: campus, random: &random)
@@ -45,8 +46,8 @@ struct PlacesBenchmark {
                     let (latencies, wall) = try await measure(jobs, clients: clients)
                     print(
                         "| \(size) | \(String(format: "%.1f s", importSeconds)) | \(label) | \(clients) | "
-                            + "\(String(format: "%.2f", percentile(latencies, 0.5) * 1000)) | "
-                            + "\(String(format: "%.2f", percentile(latencies, 0.99) * 1000)) | "
+                            + "\(milliseconds(latencies.valueAtPercentile(50))) | "
+                            + "\(milliseconds(latencies.valueAtPercentile(99))) | "
                             + "\(String(format: "%.0f", Double(jobs.count) / wall)) |")
                 }
             }
@@ -82,29 +83,29 @@ struct PlacesBenchmark {
         ]
     }
 
-    /// Runs the jobs on `clients` concurrent workers; returns each job's latency and the wall time, in seconds.
-    private func measure(_ jobs: [Search], clients: Int) async throws -> ([Double], Double) {
+    /// Runs the jobs on `clients` concurrent workers; returns their latencies in microseconds and the wall time in
+    /// seconds.
+    private func measure(_ jobs: [Search], clients: Int) async throws -> (Histogram<UInt64>, Double) {
         let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        let latencies = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
             for worker in 0..<clients {
                 group.addTask {
-                    var latencies: [Double] = []
+                    var latencies = Histogram<UInt64>(highestTrackableValue: 60_000_000)
                     for index in stride(from: worker, to: jobs.count, by: clients) {
                         let began = ContinuousClock.now
                         try await jobs[index]()
-                        latencies.append((ContinuousClock.now - began).seconds)
+                        latencies.record(UInt64((ContinuousClock.now - began).seconds * 1e6))
                     }
                     return latencies
                 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
+            return try await group.reduce(into: Histogram<UInt64>(highestTrackableValue: 60_000_000)) { $0.add($1) }
         }
         return (latencies, (ContinuousClock.now - start).seconds)
     }
 
-    private func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    private func milliseconds(_ microseconds: UInt64) -> String {
+        String(format: "%.2f", Double(microseconds) / 1000)
     }
 
 

@@ -1,13 +1,13 @@
 import Foundation
 
 /// What a place is for the app: somewhere to get food, or somewhere to deliver it.
-enum PlaceKind: String, Codable, Sendable, CaseIterable {
+package enum PlaceKind: String, Codable, Sendable, CaseIterable {
     case restaurant
     case building
 }
 
 /// A postal address from the `addr:*` tags; the postcode stays text (`00100`).
-struct Address: Codable, Sendable, Equatable, Hashable {
+package struct Address: Codable, Sendable, Equatable, Hashable {
     var street: String?
     var housenumber: String?
     var postcode: String?
@@ -24,17 +24,22 @@ struct Address: Codable, Sendable, Equatable, Hashable {
 }
 
 /// A point on the earth, in degrees.
-struct Coordinate: Codable, Sendable, Equatable, Hashable {
-    var latitude: Double
-    var longitude: Double
+package struct Coordinate: Codable, Sendable, Equatable, Hashable {
+    package var latitude: Double
+    package var longitude: Double
 
-    var isValid: Bool {
+    package init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    package var isValid: Bool {
         latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude) && (-180...180).contains(longitude)
     }
 }
 
 /// A place as the API shows it.
-struct Place: Codable, Sendable, Equatable {
+package struct Place: Codable, Sendable, Equatable {
     var id: UUID
     var name: String
     var kind: PlaceKind
@@ -50,13 +55,13 @@ struct Place: Codable, Sendable, Equatable {
 }
 
 /// The query rules of place search, without I/O.
-enum PlaceQuery {
+package enum PlaceQuery {
     static let maxLimit = 50
     static let maxRadiusMeters = 5000.0
     static let maxQueryLength = 100
 
     /// The trimmed search text: 1 to 100 characters.
-    static func text(_ raw: String?) throws(PlaceError) -> String {
+    package static func text(_ raw: String?) throws(PlaceError) -> String {
         guard let text = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
             throw .invalid(field: "q", "Type at least one character to search.")
         }
@@ -66,7 +71,7 @@ enum PlaceQuery {
         return text
     }
 
-    static func limit(_ raw: String?, default value: Int = 10) throws(PlaceError) -> Int {
+    package static func limit(_ raw: String?, default value: Int = 10) throws(PlaceError) -> Int {
         guard let raw else { return value }
         guard let limit = Int(raw), (1...maxLimit).contains(limit) else {
             throw .invalid(field: "limit", "limit is a whole number from 1 to \(maxLimit).")
@@ -74,7 +79,7 @@ enum PlaceQuery {
         return limit
     }
 
-    static func kind(_ raw: String?) throws(PlaceError) -> PlaceKind? {
+    package static func kind(_ raw: String?) throws(PlaceError) -> PlaceKind? {
         guard let raw else { return nil }
         guard let kind = PlaceKind(rawValue: raw) else {
             throw .invalid(field: "kind", "kind is restaurant or building.")
@@ -82,14 +87,14 @@ enum PlaceQuery {
         return kind
     }
 
-    static func latitude(_ raw: String?, field: String = "lat") throws(PlaceError) -> Double {
+    package static func latitude(_ raw: String?, field: String = "lat") throws(PlaceError) -> Double {
         guard let raw, let value = Double(raw), value.isFinite, (-90...90).contains(value) else {
             throw .invalid(field: field, "\(field) is a latitude from -90 to 90.")
         }
         return value
     }
 
-    static func longitude(_ raw: String?, field: String = "lon") throws(PlaceError) -> Double {
+    package static func longitude(_ raw: String?, field: String = "lon") throws(PlaceError) -> Double {
         guard let raw, let value = Double(raw), value.isFinite, (-180...180).contains(value) else {
             throw .invalid(field: field, "\(field) is a longitude from -180 to 180.")
         }
@@ -97,7 +102,7 @@ enum PlaceQuery {
     }
 
     /// `near=lat,lon`.
-    static func near(_ raw: String?) throws(PlaceError) -> Coordinate? {
+    package static func near(_ raw: String?) throws(PlaceError) -> Coordinate? {
         guard let raw else { return nil }
         let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else { throw .invalid(field: "near", "near is lat,lon in degrees.") }
@@ -105,7 +110,7 @@ enum PlaceQuery {
             latitude: try latitude(parts[0], field: "near"), longitude: try longitude(parts[1], field: "near"))
     }
 
-    static func radius(_ raw: String?, default value: Double = 500) throws(PlaceError) -> Double {
+    package static func radius(_ raw: String?, default value: Double = 500) throws(PlaceError) -> Double {
         guard let raw else { return value }
         guard let radius = Double(raw), radius.isFinite, radius > 0, radius <= maxRadiusMeters else {
             throw .invalid(field: "radius", "radius is in meters, above 0 and at most \(Int(maxRadiusMeters)).")
