@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: C libraries
@@ -50,6 +52,8 @@ let package = Package(
             dependencies: [
                 "Postgres", "Messaging", .hummingbird, .logging, .serviceLifecycle, .nioConcurrency,
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -108,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "LoadGenerator",
             dependencies: [
-                "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency,
+                "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency, .argumentParser, .histogram,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

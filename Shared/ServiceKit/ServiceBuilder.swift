@@ -39,7 +39,7 @@ public struct ServiceBuilder {
         openAPI = try String(contentsOf: url, encoding: .utf8)
         router = makeServiceRouter(
             configuration: configuration, database: database, brokerStatus: brokerStatus,
-            metrics: MetricsRegistry(service: configuration.service), openAPI: openAPI)
+            metrics: ServiceMetrics(), openAPI: openAPI)
         let relay = OutboxRelay(
             topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
             status: brokerStatus, logger: logger)

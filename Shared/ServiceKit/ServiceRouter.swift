@@ -8,11 +8,11 @@ import Postgres
 /// OpenAPI description. A service adds its own routes to the router this returns.
 public func makeServiceRouter(
     configuration: ServiceConfiguration, database: PostgresPool, brokerStatus: BrokerStatus,
-    metrics: MetricsRegistry, openAPI: String? = nil
+    metrics: ServiceMetrics, openAPI: String? = nil
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
     router.add(middleware: NoSniffMiddleware())
-    router.add(middleware: MetricsMiddleware(registry: metrics))
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
     if let openAPI {
         router.add(middleware: MethodNotAllowedMiddleware(openAPI: openAPI))

@@ -131,6 +131,25 @@ import TestSupport
         }
     }
 
+    @Test func metricsCountRequestsByRouteAndStatusInPrometheusText() async throws {
+        let app = try await PlacesTestApp.make()
+        let token = try await app.token()
+
+        try await app.test { client in
+            _ = try await client.getJSON("/v1/places?q=porthania", token: token)
+            _ = try await client.getJSON("/v1/places?q=porthania", token: token)
+            _ = try await client.getJSON("/v1/places?q=porthania", token: nil)
+            let text = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            let lines = text.split(separator: "\n").map(String.init)
+
+            #expect(lines.contains(#"http_requests_total{method="GET",route="/v1/places",status="200"} 2"#))
+            #expect(lines.contains(#"http_requests_total{method="GET",route="/v1/places",status="401"} 1"#))
+            #expect(lines.contains(#"http_request_duration_seconds_count{route="/v1/places"} 3"#))
+            #expect(lines.contains { $0.hasPrefix(#"http_request_duration_seconds_bucket{route="/v1/places",le="0.001"}"#) })
+            #expect(lines.contains("# TYPE http_requests_total counter"))
+        }
+    }
+
     @Test func searchingWithoutATokenIs401() async throws {
         let app = try await PlacesTestApp.make()
 

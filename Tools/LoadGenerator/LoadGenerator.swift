@@ -1,17 +1,22 @@
+import ArgumentParser
 import Foundation
 
 /// `load`: drives the running system through its gateway and reports what clients saw. `load --help` tells how.
 @main
-struct LoadGenerator {
-    static func main() async {
+struct LoadGenerator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "A load generator for Tarrare, driving the running system through its gateway like the apps do.",
+        discussion: LoadOptions.discussion)
+
+    @OptionGroup var options: LoadOptions
+
+    func run() async throws {
         do {
-            let options = try LoadOptions(arguments: Array(CommandLine.arguments.dropFirst()))
             try await LoadRun(options: options).run()
-        } catch is HelpRequested {
-            print(LoadOptions.help)
         } catch {
             FileHandle.standardError.write(Data("load: \(error)\n".utf8))
-            exit(1)
+            throw ExitCode.failure
         }
     }
 }

@@ -41,13 +41,12 @@ struct LoadReport {
         }
     }
 
-    private func table(_ latencies: [String: [Double]], setUp: Bool) {
+    private func table(_ latencies: [String: Distribution], setUp: Bool) {
         let width = max(44, latencies.keys.map(\.count).max() ?? 0)
         Swift.print(
             "  " + "operation".padding(toLength: width, withPad: " ", startingAt: 0)
                 + "  count    per s     p50     p90     p99    ×RT   ×INS")
-        for (name, values) in latencies.sorted(by: { $0.key < $1.key }) {
-            let distribution = Distribution(values)
+        for (name, distribution) in latencies.sorted(by: { $0.key < $1.key }) {
             var line = "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
             line += pad(String(distribution.count), 7) + pad(setUp ? "" : format(Double(distribution.count) / elapsed), 9)
             line += pad(milliseconds(distribution.median), 8) + pad(milliseconds(distribution.percentile(90)), 8)
@@ -86,11 +85,10 @@ struct LoadReport {
         Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second (measured phase and drain)")
     }
 
-    private func ratios(_ limits: MachineLimits, latencies: [String: [Double]]) {
+    private func ratios(_ limits: MachineLimits, latencies: [String: Distribution]) {
         Swift.print("\nmain figures as multiples of the floors (RT: broker round trip p50, INS: INSERT p50)")
         for name in [Ledger.messageToSocket, Ledger.orderToOffer, "POST /v1/conversations/{id}/messages", "POST /v1/orders"] {
-            guard let values = latencies[name], !values.isEmpty else { continue }
-            let distribution = Distribution(values)
+            guard let distribution = latencies[name], distribution.count > 0 else { continue }
             Swift.print(
                 "  \(name): p50 \(milliseconds(distribution.median)) ms = \(format(distribution.median / limits.brokerRoundTrip.median)) RT"
                     + " = \(format(distribution.median / limits.insert.median)) INS; p99 \(milliseconds(distribution.percentile(99))) ms"
@@ -99,7 +97,7 @@ struct LoadReport {
     }
 
     static func printSignUp(_ measurements: Measurements, students: Int, seconds: Double) {
-        let distribution = Distribution(measurements.latencies["POST /v1/auth/signup"] ?? [])
+        let distribution = measurements.latencies["POST /v1/auth/signup"] ?? Distribution()
         Swift.print(
             "signed up \(students) students in \(format(seconds)) s (\(format(Double(students) / seconds)) a second); "
                 + "POST /v1/auth/signup p50 \(milliseconds(distribution.median)) ms, p90 \(milliseconds(distribution.percentile(90))) ms, "

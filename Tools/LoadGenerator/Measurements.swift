@@ -1,11 +1,12 @@
 import Foundation
+import Histogram
 import NIOConcurrencyHelpers
 
 /// Everything one run measures, filled from many tasks at once: latencies by name, errors by operation and
 /// status, and counters.
 final class Measurements: Sendable {
     private struct State {
-        var latencies: [String: [Double]] = [:]
+        var latencies: [String: Distribution] = [:]
         var errors: [String: Int] = [:]
         var counters: [String: Int] = [:]
     }
@@ -14,7 +15,7 @@ final class Measurements: Sendable {
 
     /// Records `seconds` under `name` (an operation such as `POST /v1/orders`, or a path through the system).
     func record(_ name: String, seconds: Double) {
-        state.withLockedValue { $0.latencies[name, default: []].append(seconds) }
+        state.withLockedValue { $0.latencies[name, default: Distribution()].record(seconds) }
     }
 
     /// Counts an error of `operation`: an HTTP status, or a word for what went wrong (`timeout`, `closed`).
@@ -30,7 +31,7 @@ final class Measurements: Sendable {
         state.withLockedValue { $0.counters[name] ?? 0 }
     }
 
-    var latencies: [String: [Double]] { state.withLockedValue { $0.latencies } }
+    var latencies: [String: Distribution] { state.withLockedValue { $0.latencies } }
     var errors: [String: Int] { state.withLockedValue { $0.errors } }
     var counters: [String: Int] { state.withLockedValue { $0.counters } }
 
@@ -43,21 +44,25 @@ final class Measurements: Sendable {
     }
 }
 
-/// The order statistics of a set of seconds.
-struct Distribution {
-    let sorted: [Double]
+/// Latencies in seconds, kept in an HDR histogram at microsecond resolution (three significant digits).
+struct Distribution: Sendable {
+    private var histogram = Histogram<UInt64>()
 
-    init(_ values: [Double]) {
-        sorted = values.sorted()
+    init() {}
+
+    init(_ seconds: [Double]) {
+        for value in seconds { record(value) }
     }
 
-    var count: Int { sorted.count }
+    mutating func record(_ seconds: Double) {
+        histogram.record(UInt64((max(0, seconds) * 1e6).rounded()))
+    }
 
-    /// The nearest-rank percentile, in seconds; 0 when empty.
+    var count: Int { Int(histogram.totalCount) }
+
+    /// The value at percentile `p` (0 to 100), in seconds; 0 when empty.
     func percentile(_ p: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-        return sorted[min(sorted.count - 1, max(0, rank - 1))]
+        count == 0 ? 0 : Double(histogram.valueAtPercentile(p)) / 1e6
     }
 
     var median: Double { percentile(50) }
