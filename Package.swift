@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "load", targets: ["LoadGenerator"]),
         .executable(name: "delivery-simulation", targets: ["DeliverySimulation"]),
         .executable(name: "places-benchmark", targets: ["PlacesBenchmark"]),
+        .executable(name: "tutoring-benchmark", targets: ["TutoringBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -84,8 +85,8 @@ let package = Package(
         // Matching: one executable that wires the flows, each a library over the core they share.
         .executableTarget(
             name: "Matching",
-            dependencies: ["MatchingCore", "Delivery", "ServiceKit", "Messaging", .hummingbird],
-            path: "Services/Matching", exclude: ["Core", "Delivery"], resources: [.copy("openapi.yaml")]),
+            dependencies: ["MatchingCore", "Delivery", "Tutoring", "ServiceKit", "Messaging", .hummingbird],
+            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring"], resources: [.copy("openapi.yaml")]),
         .target(
             name: "MatchingCore",
             dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .logging, .serviceLifecycle],
@@ -94,6 +95,10 @@ let package = Package(
             name: "Delivery",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging],
             path: "Services/Matching/Delivery"),
+        .target(
+            name: "Tutoring",
+            dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
+            path: "Services/Matching/Tutoring", resources: [.copy("Migrations")]),
 
         .executableTarget(
             name: "Chat",
@@ -109,10 +114,13 @@ let package = Package(
             path: "Services/Notifications", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
         // MARK: Tools
+        .target(
+            name: "BenchmarkSupport", dependencies: ["Postgres", "Messaging", .logging, .histogram],
+            path: "Tools/BenchmarkSupport"),
         .executableTarget(
             name: "LoadGenerator",
             dependencies: [
-                "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency, .argumentParser, .histogram,
+                "BenchmarkSupport", "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency, .argumentParser, .histogram,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -120,11 +128,18 @@ let package = Package(
             path: "Tools/LoadGenerator", resources: [.copy("Migrations")]),
         .executableTarget(
             name: "PlacesBenchmark",
-            dependencies: ["PlaceCatalog", "ServiceKit", "Postgres", .logging, .argumentParser, .histogram],
+            dependencies: ["BenchmarkSupport", "PlaceCatalog", "ServiceKit", "Postgres", .logging, .argumentParser],
             path: "Tools/PlacesBenchmark"),
         .executableTarget(
+            name: "TutoringBenchmark",
+            dependencies: ["BenchmarkSupport", "Tutoring", "MatchingCore", .logging, .argumentParser],
+            path: "Tools/TutoringBenchmark"),
+        .executableTarget(
             name: "DeliverySimulation",
-            dependencies: ["Delivery", "MatchingCore", "ServiceKit", "Postgres", "Contracts", .logging, .argumentParser],
+            dependencies: [
+                "BenchmarkSupport", "Delivery", "MatchingCore", "ServiceKit", "Postgres", "Contracts", .logging,
+                .argumentParser,
+            ],
             path: "Tools/DeliverySimulation"),
 
         // MARK: Tests
@@ -156,7 +171,8 @@ let package = Package(
         .testTarget(
             name: "MatchingTests",
             dependencies: [
-                "Matching", "MatchingCore", "Delivery", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
+                "Matching", "MatchingCore", "Delivery", "Tutoring", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],

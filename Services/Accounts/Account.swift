@@ -13,12 +13,14 @@ struct Account: Encodable, Sendable, Equatable {
     var name: String
     var campus: String
     var mode: Mode
+    var bio: String
+    var photoId: UUID?
     var isEmailVerified: Bool
     var version: Int64
     var createdAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case id, email, name, campus, mode, createdAt
+        case id, email, name, campus, mode, bio, photoId, createdAt
         case isEmailVerified = "emailVerified"
     }
 }
@@ -72,6 +74,22 @@ enum AccountRules {
             throw .invalid(field: "name", "The name needs at least one visible character.")
         }
         return name
+    }
+}
+
+extension AccountRules {
+    /// A bio of at most 500 characters, trimmed; line breaks are kept, other control and bidirectional formatting
+    /// characters are refused.
+    static func normalizedBio(_ raw: String) throws(AccountError) -> String {
+        let bio = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard bio.count <= 500 else { throw .invalid(field: "bio", "The bio can have at most 500 characters.") }
+        guard !bio.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
+            throw .invalid(field: "bio", "The bio cannot contain control characters other than line breaks.")
+        }
+        guard !bio.unicodeScalars.contains(where: \.isBidiControl) else {
+            throw .invalid(field: "bio", "The bio cannot contain characters that change the direction of text.")
+        }
+        return bio
     }
 }
 

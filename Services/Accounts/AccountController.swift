@@ -54,6 +54,9 @@ struct AccountController: Sendable {
     struct UpdateMeRequest: Decodable {
         var name: String?
         var mode: Mode?
+        var bio: String?
+        /// An image the caller uploaded to media.
+        var photoId: UUID?
     }
 
     /// Tokens with the user; on sign-up without tokens when the email must be verified first.
@@ -172,8 +175,10 @@ struct AccountController: Sendable {
     func updateMe(request: Request, context: ServiceRequestContext) async throws -> Account {
         let identity = try context.requireIdentity()
         let input = try await request.decodeJSON(as: UpdateMeRequest.self, context: context)
-        let name = try input.name.map { try AccountRules.normalizedName($0) }
-        guard let account = try await repository.updateProfile(id: identity.userId, name: name, mode: input.mode) else {
+        let change = AccountPostgresRepository.ProfileChange(
+            name: try input.name.map { try AccountRules.normalizedName($0) }, mode: input.mode,
+            bio: try input.bio.map { try AccountRules.normalizedBio($0) }, photoId: input.photoId)
+        guard let account = try await repository.updateProfile(id: identity.userId, change) else {
             throw Problem.notFound()
         }
         return account

@@ -9,7 +9,7 @@ struct AccountPostgresRepository: Sendable {
     let database: PostgresPool
 
     private static let accountColumns: SQL =
-        "id, email, name, campus, mode, email_verified_at IS NOT NULL AS verified, version, created_at"
+        "id, email, name, campus, mode, bio, photo_id, email_verified_at IS NOT NULL AS verified, version, created_at"
 
     func syncCampuses(_ campuses: [Campus]) async throws {
         try await database.transaction { connection in
@@ -77,15 +77,26 @@ struct AccountPostgresRepository: Sendable {
     }
 
     /// Changes what is given and publishes `user.updated` when anything changed.
-    func updateProfile(id: UUID, name: String?, mode: Mode?) async throws -> Account? {
+    /// What `PATCH /v1/me` changes; nil leaves a field as it is.
+    struct ProfileChange: Sendable {
+        var name: String?
+        var mode: Mode?
+        var bio: String?
+        var photoId: UUID?
+    }
+
+    func updateProfile(id: UUID, _ change: ProfileChange) async throws -> Account? {
         try await database.transaction { connection in
             guard
                 let row = try connection.query(
                     """
-                    UPDATE users SET name = coalesce(\(name), name), mode = coalesce(\(mode?.rawValue), mode),
+                    UPDATE users SET name = coalesce(\(change.name), name), mode = coalesce(\(change.mode?.rawValue), mode),
+                        bio = coalesce(\(change.bio), bio), photo_id = coalesce(\(change.photoId), photo_id),
                         version = version + 1, updated_at = now()
-                    WHERE id = \(id) AND (name IS DISTINCT FROM coalesce(\(name), name)
-                        OR mode IS DISTINCT FROM coalesce(\(mode?.rawValue), mode))
+                    WHERE id = \(id) AND (name IS DISTINCT FROM coalesce(\(change.name), name)
+                        OR mode IS DISTINCT FROM coalesce(\(change.mode?.rawValue), mode)
+                        OR bio IS DISTINCT FROM coalesce(\(change.bio), bio)
+                        OR photo_id IS DISTINCT FROM coalesce(\(change.photoId), photo_id))
                     RETURNING \(Self.accountColumns)
                     """
                 ).first
@@ -227,7 +238,7 @@ struct AccountPostgresRepository: Sendable {
 extension Account {
     /// What the events tell other services.
     var snapshot: UserSnapshot {
-        UserSnapshot(userId: id, campus: campus, name: name, mode: mode.rawValue)
+        UserSnapshot(userId: id, campus: campus, name: name, mode: mode.rawValue, bio: bio, photoId: photoId)
     }
 
     init(row: PostgresRow) throws {
@@ -237,6 +248,8 @@ extension Account {
         campus = try row.decode("campus")
         guard let mode = Mode(rawValue: try row.decode("mode")) else { throw PostgresError.decoding("mode") }
         self.mode = mode
+        bio = try row.decode("bio")
+        photoId = try row.decode("photo_id")
         isEmailVerified = try row.decode("verified")
         version = try row.decode("version")
         createdAt = try row.decode("created_at")

@@ -1,6 +1,6 @@
 import ServiceKit
 
-/// The matching service: every flow that matches two students (today delivery), over the read models, timers
+/// The matching service: every flow that matches two students (delivery, tutoring), over the read models, timers
 /// and generic match they share.
 @main
 struct Matching {

@@ -7,12 +7,18 @@ public struct UserSnapshot: Codable, Sendable, Equatable {
     public var name: String
     /// `ordering` or `delivering`.
     public var mode: String
+    /// A few lines the student wrote about themselves; absent from events of before it existed.
+    public var bio: String?
+    /// The student's photo: an image they uploaded to media.
+    public var photoId: UUID?
 
-    public init(userId: UUID, campus: String, name: String, mode: String) {
+    public init(userId: UUID, campus: String, name: String, mode: String, bio: String? = nil, photoId: UUID? = nil) {
         self.userId = userId
         self.campus = campus
         self.name = name
         self.mode = mode
+        self.bio = bio
+        self.photoId = photoId
     }
 }
 

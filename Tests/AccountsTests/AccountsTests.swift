@@ -123,6 +123,41 @@ import TestSupport
         #expect(types == ["user.registered", "user.updated"])
     }
 
+    @Test func theBioAndPhotoAreTheStudentsAndTravelInUserUpdated() async throws {
+        let app = try await AccountsTestApp.make()
+        let photoId = UUID()
+
+        try await app.test { client in
+            let session = try await client.signUp(name: "Saara")
+            let token = try #require(session["accessToken"] as? String)
+            func patch(_ body: [String: Any]) async throws -> (HTTPResponse.Status, [String: Any]) {
+                try await client.execute(
+                    uri: "/v1/me", method: .patch, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: JSON.body(body)
+                ) { ($0.status, JSON.object($0.body)) }
+            }
+            let (status, account) = try await patch(["bio": "  Second-year physics.\nAsk me about optics.  ", "photoId": photoId.uuidString])
+            #expect(status == .ok)
+            #expect(account["bio"] as? String == "Second-year physics.\nAsk me about optics.")
+            #expect((account["photoId"] as? String).flatMap { UUID(uuidString: $0) } == photoId)
+            let (_, me) = try await client.get("/v1/me", token: token)
+            #expect(me["bio"] as? String == "Second-year physics.\nAsk me about optics.")
+
+            for (body, field) in [
+                (["photoId": "not-an-id"], "photoId"), (["bio": String(repeating: "b", count: 501)], "bio"),
+                (["bio": "Hi \u{202E}txet"], "bio"), (["bio": "bell \u{07}"], "bio"),
+            ] as [([String: Any], String)] {
+                let (refused, problem) = try await patch(body)
+                #expect(refused == .badRequest && problem["field"] as? String == field, "\(body)")
+            }
+        }
+        let events = try await app.database.pool.query(
+            "SELECT payload->'user'->>'bio' AS bio, payload->'user'->>'photoId' AS photo FROM outbox WHERE type = 'user.updated'")
+        #expect(events.count == 1)
+        #expect(try events.first?.decode("bio", as: String.self) == "Second-year physics.\nAsk me about optics.")
+        #expect(try events.first?.decode("photo", as: String?.self).flatMap { UUID(uuidString: $0) } == photoId)
+    }
+
     @Test func campusesAndTheKeySetArePublic() async throws {
         let app = try await AccountsTestApp.make()
 

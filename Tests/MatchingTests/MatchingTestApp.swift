@@ -17,6 +17,8 @@ struct MatchingTestApp {
         PostgresMigrator.messagingDirectory,
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Services/Matching/Core/Migrations"),
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Services/Matching/Tutoring/Migrations"),
     ]
 
     /// Fixture places around the Helsinki campus: Porthania and Metsätalo are 285 m apart.

@@ -1,5 +1,6 @@
 import Contracts
 import ArgumentParser
+import BenchmarkSupport
 import Delivery
 import Foundation
 import Logging

@@ -1,6 +1,6 @@
 import ArgumentParser
+import BenchmarkSupport
 import Foundation
-import Histogram
 import Logging
 import PlaceCatalog
 import Postgres
@@ -43,19 +43,15 @@ struct PlacesBenchmark: AsyncParsableCommand {
                 for clients in [1, 32] {
                     var generator = SeededRandom(seed: UInt64(size * 31 + clients))
                     let jobs = (0..<queries).map { _ in makeSearch(&generator) }
-                    let (latencies, wall) = try await measure(jobs, clients: clients)
-                    print(
-                        "| \(size) | \(String(format: "%.1f s", importSeconds)) | \(label) | \(clients) | "
-                            + "\(milliseconds(latencies.valueAtPercentile(50))) | "
-                            + "\(milliseconds(latencies.valueAtPercentile(99))) | "
-                            + "\(String(format: "%.0f", Double(jobs.count) / wall)) |")
+                    let run = try await LatencyRun.measure(jobs, clients: clients)
+                    print("| \(size) | \(String(format: "%.1f s", importSeconds)) " + run.row(label, clients: clients, count: jobs.count))
                 }
             }
             try await database.close()
         }
     }
 
-    typealias Search = @Sendable () async throws -> Void
+    typealias Search = BenchmarkJob
 
     private func searches(names: [String], campus: Campus, span: Double, repository: PlacePostgresRepository)
         -> [(String, (inout SeededRandom) -> Search)]
@@ -82,32 +78,6 @@ struct PlacesBenchmark: AsyncParsableCommand {
             }),
         ]
     }
-
-    /// Runs the jobs on `clients` concurrent workers; returns their latencies in microseconds and the wall time in
-    /// seconds.
-    private func measure(_ jobs: [Search], clients: Int) async throws -> (Histogram<UInt64>, Double) {
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
-            for worker in 0..<clients {
-                group.addTask {
-                    var latencies = Histogram<UInt64>(highestTrackableValue: 60_000_000)
-                    for index in stride(from: worker, to: jobs.count, by: clients) {
-                        let began = ContinuousClock.now
-                        try await jobs[index]()
-                        latencies.record(UInt64((ContinuousClock.now - began).seconds * 1e6))
-                    }
-                    return latencies
-                }
-            }
-            return try await group.reduce(into: Histogram<UInt64>(highestTrackableValue: 60_000_000)) { $0.add($1) }
-        }
-        return (latencies, (ContinuousClock.now - start).seconds)
-    }
-
-    private func milliseconds(_ microseconds: UInt64) -> String {
-        String(format: "%.2f", Double(microseconds) / 1000)
-    }
-
 
     /// Degrees of latitude the places spread over: the campus for a few thousand, a city for more.
     static func span(forCount count: Int) -> Double {
@@ -142,33 +112,5 @@ struct PlacesBenchmark: AsyncParsableCommand {
         }
         let collection = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
         return (Data(collection.utf8), names)
-    }
-}
-
-/// SplitMix64: the same sequence for the same seed, so that runs compare.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in [0, 1).
-    mutating func unit() -> Double {
-        Double(next() >> 11) / Double(1 << 53)
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -46,8 +46,10 @@ public enum ReadModels {
     static func applyUser(_ user: UserSnapshot, version: Int64, on connection: PostgresConnection) throws {
         try connection.query(
             """
-            INSERT INTO users (id, campus, name, version) VALUES (\(user.userId), \(user.campus), \(user.name), \(version))
-            ON CONFLICT (id) DO UPDATE SET campus = excluded.campus, name = excluded.name, version = excluded.version
+            INSERT INTO users (id, campus, name, photo_id, bio, version)
+            VALUES (\(user.userId), \(user.campus), \(user.name), \(user.photoId), \(user.bio), \(version))
+            ON CONFLICT (id) DO UPDATE SET campus = excluded.campus, name = excluded.name, photo_id = excluded.photo_id,
+                bio = excluded.bio, version = excluded.version
             WHERE users.version < excluded.version
             """)
     }

@@ -140,7 +140,7 @@ enum GeoJSONReader {
             }
             point = coordinate
         case "Polygon", "MultiPolygon":
-            let rings = geometryType == "Polygon" ? [geometry["coordinates"]] : (geometry["coordinates"] as? [Any] ?? [])
+            let rings: [Any] = geometryType == "Polygon" ? [geometry["coordinates"] as Any] : (geometry["coordinates"] as? [Any] ?? [])
             let outerRings = rings.compactMap { ($0 as? [Any])?.first as? [Any] }
             let vertices = outerRings.flatMap { ring in ring.compactMap { Self.coordinate($0 as? [Any] ?? []) } }
             guard vertices.count >= 3, vertices.count == outerRings.reduce(0, { $0 + $1.count }),
