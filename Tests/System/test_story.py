@@ -2,7 +2,7 @@
 
 import uuid
 
-from conftest import Student
+from conftest import Student, eventually
 
 
 def find(student, query, kind):
@@ -108,3 +108,65 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
             for run in olli.get(f"/v1/restaurants/{restaurant['id']}/runs").json().get("runs", []):
                 if run["delivererId"] == student.id:
                     student.http.delete(f"/v1/runs/{run['id']}")
+
+
+def test_a_student_and_a_tutor_find_each_other_by_swiping_and_talk_until_one_unmatches(system):
+    """Tutoring (MentorMate) through the gateway: profiles, the feed, a mutual like, the chat, and an unmatch."""
+    course = f"STORY-{uuid.uuid4().int % 100000}"
+    saara = Student("Saara")
+    matti = Student("Matti")
+    kemal = Student("Kemal")
+    assert saara.http.patch("/v1/me", json={"bio": "Second-year physics"}).status_code == 200
+    profiles = [
+        (saara, {"role": "student", "courses": [course, "MAT-101"], "description": "Stuck on integrals", "rateCents": 1500}),
+        (matti, {"role": "tutor", "courses": [course.lower().replace("-", " ")], "description": "Calculus, patiently",
+                 "rateCents": 2500, "availability": "Evenings", "preferences": "Kaisa-talo"}),
+        (kemal, {"role": "tutor", "courses": ["CHEM-201"], "description": "Organic chemistry", "rateCents": 2000}),
+    ]
+    for student, profile in profiles:
+        answer = student.http.put("/v1/tutoring/profile", json=profile)
+        assert answer.status_code == 200, answer.text
+
+    saara_socket, matti_socket = saara.socket(), matti.socket()
+    try:
+        # Saara's feed, filtered by the course as she types it, shows Matti and not the chemist; no card has an email.
+        feed = saara.get("/v1/tutoring/feed", course=course.lower())
+        assert feed.status_code == 200, feed.text
+        cards = feed.json()["cards"]
+        assert [card["name"] for card in cards] == ["Matti"]
+        assert "email" not in cards[0] and cards[0]["courses"] == [{"code": course, "shared": True}]
+        assert kemal.get(f"/v1/tutoring/profiles/{matti.id}").status_code == 404
+
+        first = saara.post("/v1/tutoring/swipes", {"userId": matti.id, "like": True})
+        assert first.status_code == 201 and first.json() == {"matched": False}, first.text
+        assert saara.post("/v1/tutoring/swipes", {"userId": matti.id, "like": True}).status_code == 409
+        second = matti.post("/v1/tutoring/swipes", {"userId": saara.id, "like": True})
+        assert second.status_code == 201 and second.json()["matched"], second.text
+        match_id = second.json()["matchId"]
+
+        # Both hear of the match on their socket; the chat opens with the course as its subject.
+        for socket in (saara_socket, matti_socket):
+            assert socket.wait_for("tutoring.matched", matchId=match_id) is not None
+        chat = f"/v1/conversations/{match_id}"
+        assert saara.when_known("GET", f"{chat}/messages", expected=200)
+        listed = {entry["id"].lower(): entry for entry in saara.get("/v1/conversations").json()["conversations"]}
+        assert listed[match_id.lower()]["otherMember"]["name"] == "Matti"
+        text = "Could we meet at Kaisa-talo on Tuesday?"
+        assert saara.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": text}).status_code == 201
+        assert matti_socket.wait_for("message.sent", text=text) is not None
+        full = saara.get(f"/v1/tutoring/profiles/{matti.id}")
+        assert full.status_code == 200 and full.json()["preferences"] == "Kaisa-talo", full.text
+        assert eventually(lambda: matti.get(f"/v1/tutoring/profiles/{saara.id}").json().get("bio") == "Second-year physics")
+
+        # Matti unmatches: both are told, the chat closes, and neither sees the other again.
+        assert matti.http.delete(f"/v1/tutoring/matches/{match_id}").status_code == 204
+        for socket in (saara_socket, matti_socket):
+            assert socket.wait_for("tutoring.unmatched", matchId=match_id) is not None
+            assert socket.wait_for("conversation.closed") is not None
+        assert saara.get(f"/v1/tutoring/profiles/{matti.id}").status_code == 404
+        assert saara.get("/v1/tutoring/matches").json()["matches"] == []
+        assert saara.get("/v1/tutoring/feed", course=course).json()["cards"] == []
+        assert saara.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Hello?"}).status_code == 409
+    finally:
+        saara_socket.close()
+        matti_socket.close()
