@@ -144,7 +144,11 @@ let package = Package(
 
         // MARK: Tests
         .target(
-            name: "TestSupport", dependencies: ["Postgres", "Messaging", "ServiceKit", .logging],
+            name: "TestSupport",
+            dependencies: [
+                "Postgres", "Messaging", "ServiceKit", .logging, .hummingbird,
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
+            ],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], path: "Tests/PostgresTests",

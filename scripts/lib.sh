@@ -9,6 +9,8 @@ LOCAL=$ROOT/.local
 PG_PORT=${PG_PORT:-5432}
 AMQP_PORT=${AMQP_PORT:-5672}
 RABBIT_DIST_PORT=${RABBIT_DIST_PORT:-25672}
+# RabbitMQ's HTTP API (the management plugin), on loopback: the tests make and drop a vhost each through it.
+RABBIT_HTTP_PORT=${RABBIT_HTTP_PORT:-15672}
 # A private epmd keeps our Erlang node independent of any system-wide epmd.
 EPMD_PORT=${EPMD_PORT:-24369}
 GATEWAY_PORT=${GATEWAY_PORT:-8080}
@@ -153,11 +155,14 @@ rabbitmq_running() {
 start_rabbitmq() {
   install -d -m 755 "$LOCAL" "$LOGS"
   install -d -m 700 "$RABBIT_BASE"
-  echo "[]." >"$RABBIT_BASE/enabled_plugins"
-  echo "listeners.tcp.default = 127.0.0.1:$AMQP_PORT" >"$RABBIT_BASE/rabbitmq.conf"
+  echo "[rabbitmq_management]." >"$RABBIT_BASE/enabled_plugins"
+  printf '%s\n' "listeners.tcp.default = 127.0.0.1:$AMQP_PORT" "management.tcp.ip = 127.0.0.1" \
+    "management.tcp.port = $RABBIT_HTTP_PORT" >"$RABBIT_BASE/rabbitmq.conf"
 
   if rabbitmq_running; then
-    return 0
+    wait_for_port "$RABBIT_HTTP_PORT" 1 && return 0
+    log "RabbitMQ runs without its HTTP API (started by an older version of this script): restarting it"
+    stop_rabbitmq
   fi
 
   log "starting RabbitMQ on 127.0.0.1:$AMQP_PORT"
@@ -173,6 +178,7 @@ start_rabbitmq() {
     sleep 1
   done
   wait_for_port "$AMQP_PORT" 10 || die "RabbitMQ runs but does not listen on port $AMQP_PORT"
+  wait_for_port "$RABBIT_HTTP_PORT" 30 || die "RabbitMQ runs but its HTTP API does not listen on port $RABBIT_HTTP_PORT"
 }
 
 stop_rabbitmq() {

@@ -2,42 +2,24 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import JWTKit
-import Messaging
 import Postgres
 import ServiceKit
 import TestSupport
 
 /// The real accounts application on a fresh database and vhost, with a key of its own and cheap bcrypt.
-struct AccountsTestApp {
-    let database: TestDatabase
-    let broker: TestBroker
-    let privateKey: EdDSA.PrivateKey
-    let configuration: ServiceConfiguration
+struct AccountsTestApp: ServiceTestApp {
+    let service: TestService
 
     static func make(_ overrides: [String: String] = [:]) async throws -> AccountsTestApp {
-        let database = try await TestDatabase.make(
-            migrations: [
-                PostgresMigrator.messagingDirectory,
-                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                    .deletingLastPathComponent().appendingPathComponent("Services/Accounts/Migrations"),
-            ], poolSize: 1)
-        let broker = try await TestBroker.make()
-        let privateKey = try EdDSA.PrivateKey()
-        let environment = [
-            "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "2",
-            "JWT_PRIVATE_KEY": privateKey.pemRepresentation, "BCRYPT_COST": "4", "MAX_BODY_BYTES": "4096",
-            "LOGIN_MAX_FAILURES_PER_ACCOUNT": "3", "LOG_LEVEL": "warning",
-        ].merging(overrides) { $1 }
-        return AccountsTestApp(
-            database: database, broker: broker, privateKey: privateKey,
-            configuration: try ServiceConfiguration(service: "accounts", defaultPort: 0, environment: environment))
+        AccountsTestApp(
+            service: try await TestService.make(
+                "accounts", migrations: ["Services/Accounts/Migrations"], poolSize: 1, signsTokens: true,
+                environment: ["BCRYPT_COST": "4", "MAX_BODY_BYTES": "4096", "LOGIN_MAX_FAILURES_PER_ACCOUNT": "3"]
+                    .merging(overrides) { $1 }))
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await buildApplication(configuration, logger: TestEnvironment.logger)
-        try await app.test(.router, body)
-        try? await broker.delete()
+        try await service.test(buildApplication, body)
     }
 }
 
@@ -55,17 +37,11 @@ enum JSON {
 extension TestClientProtocol {
     /// POSTs a JSON object and returns the status and the decoded JSON answer.
     func post(_ path: String, _ object: [String: Any], token: String? = nil) async throws -> (HTTPResponse.Status, [String: Any]) {
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await execute(uri: path, method: .post, headers: headers, body: JSON.body(object)) {
-            ($0.status, JSON.object($0.body))
-        }
+        try await call(.post, path, token: token, body: object)
     }
 
     func get(_ path: String, token: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
-        var headers: HTTPFields = [:]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await execute(uri: path, method: .get, headers: headers) { ($0.status, JSON.object($0.body)) }
+        try await call(.get, path, token: token)
     }
 
     /// Signs a new `@helsinki.fi` user up and returns the session JSON.

@@ -8,19 +8,6 @@ import Testing
 import TestSupport
 
 @Suite struct SecurityTests {
-    /// Signs claims with `key`, as an attacker or a misconfigured issuer would.
-    static func token(
-        signedBy key: EdDSA.PrivateKey, audience: String = "tarrare", issuer: String = "tarrare-accounts",
-        issuedAt: Date = Date(), lifetime: TimeInterval = 900
-    ) async throws -> String {
-        let keys = JWTKeyCollection()
-        await keys.add(eddsa: key)
-        return try await keys.sign(
-            AccessTokenClaims(
-                userId: UUID(), campus: "helsinki.fi", name: "Mallory", issuer: issuer, audience: audience,
-                issuedAt: issuedAt, lifetime: lifetime))
-    }
-
     @Test func forgedAndStaleTokensAreRefused() async throws {
         let app = try await AccountsTestApp.make()
         let header = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncoded
@@ -30,15 +17,15 @@ import TestSupport
         ).base64URLEncoded
         let tokens = [
             "\(header).\(payload).",
-            try await Self.token(signedBy: EdDSA.PrivateKey()),
-            try await Self.token(signedBy: app.privateKey, audience: "someone-else"),
-            try await Self.token(signedBy: app.privateKey, issuer: "someone-else"),
-            try await Self.token(signedBy: app.privateKey, issuedAt: Date().addingTimeInterval(-3600), lifetime: 900),
+            try await accessToken(signedBy: EdDSA.PrivateKey()),
+            try await accessToken(signedBy: app.privateKey, audience: "someone-else"),
+            try await accessToken(signedBy: app.privateKey, issuer: "someone-else"),
+            try await accessToken(signedBy: app.privateKey, issuedAt: Date().addingTimeInterval(-3600), lifetime: 900),
             "not a token",
         ]
 
         try await app.test { client in
-            let good = try await Self.token(signedBy: app.privateKey)
+            let good = try await accessToken(signedBy: app.privateKey)
             let (accepted, _) = try await client.get("/v1/me", token: good)
             #expect(accepted == .notFound, "a valid token of an unknown user passes authentication")
             for token in tokens {

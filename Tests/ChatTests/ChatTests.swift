@@ -3,7 +3,6 @@ import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import JWTKit
 import Messaging
 import Postgres
 import ServiceKit
@@ -12,48 +11,20 @@ import Testing
 import TestSupport
 
 /// The real chat application on a fresh database and vhost.
-struct ChatTestApp {
-    let database: TestDatabase
-    let broker: TestBroker
-    let privateKey: EdDSA.PrivateKey
-    let configuration: ServiceConfiguration
+struct ChatTestApp: ServiceTestApp {
+    let service: TestService
 
     static func make() async throws -> ChatTestApp {
-        let database = try await TestDatabase.make(
-            migrations: [
-                PostgresMigrator.messagingDirectory,
-                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                    .deletingLastPathComponent().appendingPathComponent("Services/Chat/Migrations"),
-            ])
-        let privateKey = try EdDSA.PrivateKey()
-        let broker = try await TestBroker.make()
-        let configuration = try ServiceConfiguration(
-            service: "chat", defaultPort: 0,
-            environment: [
-                "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "2",
-                "JWT_PUBLIC_KEY": privateKey.publicKey.pemRepresentation, "LOG_LEVEL": "warning",
-            ])
-        return ChatTestApp(database: database, broker: broker, privateKey: privateKey, configuration: configuration)
-    }
-
-    func token(_ userId: UUID, name: String) async throws -> String {
-        let keys = JWTKeyCollection()
-        await keys.add(eddsa: privateKey)
-        return try await keys.sign(
-            AccessTokenClaims(
-                userId: userId, campus: "helsinki.fi", name: name, issuer: "tarrare-accounts", audience: "tarrare",
-                issuedAt: Date(), lifetime: 900))
+        ChatTestApp(service: try await TestService.make("chat", migrations: ["Services/Chat/Migrations"]))
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await buildApplication(configuration, logger: TestEnvironment.logger)
-        try await app.test(.router, body)
-        try? await broker.delete()
+        try await service.test(buildApplication, body)
     }
 
     /// Applies a match event as the consumer would.
     func apply(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
-        try await database.pool.transaction { try body($0) }
+        try await service.database.pool.transaction { try body($0) }
     }
 }
 
@@ -71,22 +42,6 @@ extension MatchOpened {
 
     func closed(version: Int64) -> MatchClosed {
         MatchClosed(matchId: matchId, flow: flow, reason: "completed", memberIds: members.map(\.userId), version: version)
-    }
-}
-
-extension TestClientProtocol {
-    func call(_ method: HTTPRequest.Method, _ path: String, token: String, body: [String: Any]? = nil) async throws
-        -> (HTTPResponse.Status, [String: Any])
-    {
-        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
-        var buffer: ByteBuffer?
-        if let body {
-            headers[.contentType] = "application/json"
-            buffer = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))
-        }
-        return try await execute(uri: path, method: method, headers: headers, body: buffer) { response in
-            (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any] ?? [:])
-        }
     }
 }
 

@@ -23,8 +23,7 @@ final class RunningSystem: @unchecked Sendable {
     private var databases: [String: TestDatabase] = [:]
 
     static let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repositoryRoot = TestService.repositoryRoot
 
     init() async throws {
         broker = try await TestBroker.make()
@@ -148,12 +147,7 @@ final class RunningSystem: @unchecked Sendable {
     }
 
     func token(_ userId: UUID, name: String, campus: String = "helsinki.fi") async throws -> String {
-        let keys = JWTKeyCollection()
-        await keys.add(eddsa: privateKey)
-        return try await keys.sign(
-            AccessTokenClaims(
-                userId: userId, campus: campus, name: name, issuer: "tarrare-accounts", audience: "tarrare",
-                issuedAt: Date(), lifetime: 900))
+        try await accessToken(signedBy: privateKey, userId: userId, campus: campus, name: name)
     }
 
     struct Answer {

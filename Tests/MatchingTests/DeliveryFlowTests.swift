@@ -257,7 +257,7 @@ func runBriefly(_ services: [any Service], until condition: () async throws -> B
 extension MatchingTestApp {
     /// The id of the deliverer's pending offer, if any.
     func pendingOffer(for deliverer: Caller) async throws -> UUID? {
-        try await database.pool.query(
+        try await service.database.pool.query(
             "SELECT id FROM offers WHERE deliverer_id = \(deliverer.userId) AND status = 'pending'"
         ).first?.decode("id")
     }

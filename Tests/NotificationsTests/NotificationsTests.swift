@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
-import JWTKit
 import Logging
 import Messaging
 @testable import Notifications
@@ -14,58 +13,28 @@ import ServiceLifecycle
 import Testing
 import TestSupport
 
-/// The real notifications application on a fresh database and vhost.
-struct NotificationsTestApp {
-    let database: TestDatabase
-    let broker: TestBroker
-    let privateKey: EdDSA.PrivateKey
-    let configuration: ServiceConfiguration
+/// The real notifications application on a fresh database and vhost (or, `sharing` another, a second replica).
+struct NotificationsTestApp: ServiceTestApp {
+    let service: TestService
 
     static func make(sharing other: NotificationsTestApp? = nil) async throws -> NotificationsTestApp {
-        let database: TestDatabase
-        if let other {
-            database = other.database
-        } else {
-            database = try await TestDatabase.make(
-                migrations: [
-                    PostgresMigrator.messagingDirectory,
-                    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                        .deletingLastPathComponent().appendingPathComponent("Services/Notifications/Migrations"),
-                ])
-        }
-        let privateKey = try other?.privateKey ?? EdDSA.PrivateKey()
-        var broker = other?.broker
-        if broker == nil { broker = try await TestBroker.make() }
-        let configuration = try ServiceConfiguration(
-            service: "notifications", defaultPort: 0,
-            environment: [
-                "POSTGRES_URL": database.url, "AMQP_URL": broker!.url, "POSTGRES_POOL_SIZE": "3",
-                "JWT_PUBLIC_KEY": privateKey.publicKey.pemRepresentation, "LOG_LEVEL": "warning",
-                "PUSH_GRACE_SECONDS": "4",
-            ])
-        return NotificationsTestApp(database: database, broker: broker!, privateKey: privateKey, configuration: configuration)
-    }
-
-    func token(_ userId: UUID) async throws -> String {
-        let keys = JWTKeyCollection()
-        await keys.add(eddsa: privateKey)
-        return try await keys.sign(
-            AccessTokenClaims(
-                userId: userId, campus: "helsinki.fi", name: "Test", issuer: "tarrare-accounts", audience: "tarrare",
-                issuedAt: Date(), lifetime: 900))
+        NotificationsTestApp(
+            service: try await TestService.make(
+                "notifications", migrations: ["Services/Notifications/Migrations"],
+                environment: ["POSTGRES_POOL_SIZE": "3", "PUSH_GRACE_SECONDS": "4"], sharing: other?.service))
     }
 
     /// Runs the application on a real port.
     func live(
         pushSender: (any PushSender)? = nil, _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let app = try await buildApplication(configuration, logger: TestEnvironment.logger, pushSender: pushSender)
+        let app = try await buildApplication(service.configuration, logger: TestEnvironment.logger, pushSender: pushSender)
         try await app.test(.live) { client in try await body(client.port!, client) }
     }
 
     /// Appends to a user's feed as the consumer does.
     func append(to userId: UUID, type: String = "message.sent", text: String) async throws {
-        try await database.pool.transaction { connection in
+        try await service.database.pool.transaction { connection in
             try FeedPostgresRepository.append(to: userId, type: type, dataJSON: #"{"text":"\#(text)"}"#, on: connection)
         }
     }

@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import JWTKit
-import Messaging
 import Postgres
 @testable import PlaceCatalog
 @testable import Places
@@ -10,36 +8,20 @@ import ServiceKit
 import TestSupport
 
 /// The real places application on a fresh database (with the bundled Helsinki places imported) and vhost.
-struct PlacesTestApp {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let bundledData = repositoryRoot.appendingPathComponent("data/helsinki-centre-places.geojson")
+struct PlacesTestApp: ServiceTestApp {
+    static let bundledData = TestService.repositoryRoot.appendingPathComponent("data/helsinki-centre-places.geojson")
     static let extraFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/extra.geojsonseq")
 
-    let database: TestDatabase
-    let broker: TestBroker
-    let privateKey: EdDSA.PrivateKey
-    let configuration: ServiceConfiguration
+    let service: TestService
     let importer: PlaceImporter
 
     static func make() async throws -> PlacesTestApp {
-        let database = try await TestDatabase.make(
-            migrations: [
-                PostgresMigrator.messagingDirectory, repositoryRoot.appendingPathComponent("Services/Places/Catalog/Migrations"),
-            ])
-        let privateKey = try EdDSA.PrivateKey()
-        let broker = try await TestBroker.make()
-        let configuration = try ServiceConfiguration(
-            service: "places", defaultPort: 0,
-            environment: [
-                "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "2",
-                "JWT_PUBLIC_KEY": privateKey.publicKey.pemRepresentation, "LOG_LEVEL": "warning",
-            ])
+        let service = try await TestService.make("places", migrations: ["Services/Places/Catalog/Migrations"])
         let importer = PlaceImporter(
-            repository: PlacePostgresRepository(database: database.pool), campuses: try CampusDirectory.load(extraFile: nil))
-        return PlacesTestApp(
-            database: database, broker: broker, privateKey: privateKey, configuration: configuration, importer: importer)
+            repository: PlacePostgresRepository(database: service.database.pool),
+            campuses: try CampusDirectory.load(extraFile: nil))
+        return PlacesTestApp(service: service, importer: importer)
     }
 
     /// Imports a file the way `places import` does.
@@ -52,31 +34,15 @@ struct PlacesTestApp {
         return try await importer.importGeoJSON(try Data(contentsOf: url), campus: campus, retiresMany: retiresMany)
     }
 
-    /// An access token of a student of `campus`.
-    func token(campus: String = "helsinki.fi") async throws -> String {
-        let keys = JWTKeyCollection()
-        await keys.add(eddsa: privateKey)
-        return try await keys.sign(
-            AccessTokenClaims(
-                userId: UUID(), campus: campus, name: "Test", issuer: "tarrare-accounts", audience: "tarrare",
-                issuedAt: Date(), lifetime: 900))
-    }
-
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await buildApplication(configuration, logger: TestEnvironment.logger)
-        try await app.test(.router, body)
-        try? await broker.delete()
+        try await service.test(buildApplication, body)
     }
 }
 
 extension TestClientProtocol {
     /// GETs `path` with the token and returns the status and the JSON object.
     func getJSON(_ path: String, token: String?) async throws -> (HTTPResponse.Status, [String: Any]) {
-        var headers: HTTPFields = [:]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await execute(uri: path, method: .get, headers: headers) { response in
-            (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any] ?? [:])
-        }
+        try await call(.get, path, token: token)
     }
 
     /// The places of a list answer.

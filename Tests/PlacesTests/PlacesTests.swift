@@ -335,10 +335,10 @@ extension PlacesTestApp {
 
     /// How many places are in service.
     func inService() async throws -> Int {
-        try await database.pool.query("SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL").first!.decode("n", as: Int.self)
+        try await service.database.pool.query("SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL").first!.decode("n", as: Int.self)
     }
 
     func outboxTypes() async throws -> [String] {
-        try await database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type") }
+        try await service.database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type") }
     }
 }

@@ -13,6 +13,11 @@ public enum TestEnvironment {
         localOnly(ProcessInfo.processInfo.environment["TEST_AMQP_URL"] ?? "amqp://tarrare_admin@127.0.0.1:5672/%2F")
     }
 
+    /// RabbitMQ's HTTP API, where the tests make and drop their vhosts.
+    public static var rabbitmqAPI: String {
+        localOnly(ProcessInfo.processInfo.environment["TEST_RABBITMQ_API"] ?? "http://127.0.0.1:15672/api")
+    }
+
     public static var rabbitmqctl: String {
         ProcessInfo.processInfo.environment["RABBITMQCTL"] ?? "rabbitmqctl"
     }

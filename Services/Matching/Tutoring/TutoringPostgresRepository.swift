@@ -49,14 +49,14 @@ public struct TutoringPostgresRepository: Sendable {
                     \(input.description), \(input.rateCents), \(input.availability), \(input.preferences))
                 ON CONFLICT (user_id) DO UPDATE SET campus = excluded.campus, name = excluded.name, role = excluded.role,
                     courses = excluded.courses, description = excluded.description, rate_cents = excluded.rate_cents,
-                    availability = excluded.availability, preferences = excluded.preferences, active_at = now(),
+                    availability = excluded.availability, preferences = excluded.preferences,
                     updated_at = now()
                 """)
             try connection.query("DELETE FROM tutoring_courses WHERE user_id = \(caller.userId)")
             try connection.query(
                 """
-                INSERT INTO tutoring_courses (user_id, course, campus, role)
-                SELECT \(caller.userId), course, \(caller.campus), \(input.role.rawValue)
+                INSERT INTO tutoring_courses (user_id, course, campus, role, active_at)
+                SELECT \(caller.userId), course, \(caller.campus), \(input.role.rawValue), now()
                 FROM unnest(\(input.courses)::text[]) AS course
                 """)
             return try Self.profile(caller.userId, visibleTo: caller, on: connection)!
@@ -104,30 +104,37 @@ public struct TutoringPostgresRepository: Sendable {
             let cursor: SQL =
                 if let after {
                     """
-                    WHERE (c.shared, (extract(epoch FROM p.active_at) * 1000000)::bigint, p.user_id)
+                    WHERE (shared, active_micros, user_id)
                         < (\(after.shared), \(after.activeAtMicroseconds), \(after.userId))
                     """
                 } else { "" }
-            let rows = Array(try connection.query(
-                """
-                WITH candidates AS (
-                    SELECT c.user_id, count(*)::int AS shared
-                    FROM tutoring_courses c
-                    WHERE c.campus = \(caller.campus) AND c.role = \(me.role.opposite.rawValue)
-                        AND c.course = ANY(\(courses)::text[]) AND c.user_id <> \(caller.userId)
-                        AND NOT EXISTS (
-                            SELECT 1 FROM tutoring_swipes s WHERE s.swiper_id = \(caller.userId) AND s.target_id = c.user_id)
-                    GROUP BY c.user_id
-                    HAVING \(course)::text IS NULL OR bool_or(c.course = \(course))
-                )
-                SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, p.role, p.description,
-                    array_to_string(p.courses, ',') AS courses, p.rate_cents, p.availability, c.shared,
-                    (extract(epoch FROM p.active_at) * 1000000)::bigint AS active_micros
-                FROM candidates c JOIN tutoring_profiles p ON p.user_id = c.user_id LEFT JOIN users u ON u.id = p.user_id
-                \(cursor)
-                ORDER BY c.shared DESC, p.active_at DESC, p.user_id DESC
-                LIMIT \(limit + 1)
-                """))
+            // Ranked from the course index alone; only the page's profiles are read.
+            let rows = Array(
+                try connection.query(
+                    """
+                    WITH candidates AS (
+                        SELECT c.user_id, count(*)::int AS shared,
+                            (extract(epoch FROM max(c.active_at)) * 1000000)::bigint AS active_micros
+                        FROM tutoring_courses c
+                        WHERE c.campus = \(caller.campus) AND c.role = \(me.role.opposite.rawValue)
+                            AND c.course = ANY(\(courses)::text[]) AND c.user_id <> \(caller.userId)
+                            AND NOT EXISTS (
+                                SELECT 1 FROM tutoring_swipes s
+                                WHERE s.swiper_id = \(caller.userId) AND s.target_id = c.user_id)
+                        GROUP BY c.user_id
+                        HAVING \(course)::text IS NULL OR bool_or(c.course = \(course))
+                    ), page AS (
+                        SELECT * FROM candidates
+                        \(cursor)
+                        ORDER BY shared DESC, active_micros DESC, user_id DESC
+                        LIMIT \(limit + 1)
+                    )
+                    SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, p.role, p.description,
+                        array_to_string(p.courses, ',') AS courses, p.rate_cents, p.availability, page.shared,
+                        page.active_micros
+                    FROM page JOIN tutoring_profiles p ON p.user_id = page.user_id LEFT JOIN users u ON u.id = p.user_id
+                    ORDER BY page.shared DESC, page.active_micros DESC, page.user_id DESC
+                    """))
             let mine = Set(courses)
             var cards: [TutoringCard] = []
             var next: String?
@@ -178,7 +185,7 @@ public struct TutoringPostgresRepository: Sendable {
                 ON CONFLICT DO NOTHING RETURNING swiper_id
                 """)
             guard !inserted.isEmpty else { throw MatchingError.conflict("You already swiped on this user.") }
-            try connection.query("UPDATE tutoring_profiles SET active_at = now() WHERE user_id = \(caller.userId)")
+            try Self.markActive(caller, on: connection)
             guard likes,
                 try !connection.query(
                     """
@@ -263,6 +270,15 @@ public struct TutoringPostgresRepository: Sendable {
     }
 
     // MARK: Rows
+
+    /// The caller was active now (the feed ranks by it); written at most once a minute.
+    static func markActive(_ caller: Caller, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            UPDATE tutoring_courses SET active_at = now()
+            WHERE user_id = \(caller.userId) AND active_at < now() - interval '1 minute'
+            """)
+    }
 
     /// The caller's role and courses; 409 naming the fix when they have no profile.
     static func ownProfile(_ caller: Caller, on connection: PostgresConnection) throws -> (role: TutoringRole, courses: [String]) {

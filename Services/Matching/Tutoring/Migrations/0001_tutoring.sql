@@ -10,20 +10,21 @@ CREATE TABLE tutoring_profiles (
     rate_cents integer NOT NULL CHECK (rate_cents >= 0),
     availability text NOT NULL,
     preferences text NOT NULL,
-    active_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 
--- One row per profile and course: the feed reads the opposite role's rows of the caller's courses.
+-- One row per profile and course, with the profile's last activity: the feed ranks the opposite role's rows of the
+-- caller's courses from this index alone and reads only the profiles of the page.
 CREATE TABLE tutoring_courses (
     user_id uuid NOT NULL REFERENCES tutoring_profiles (user_id) ON DELETE CASCADE,
     course text NOT NULL,
     campus text NOT NULL,
     role text NOT NULL,
+    active_at timestamptz NOT NULL,
     PRIMARY KEY (user_id, course)
 );
 
-CREATE INDEX tutoring_courses_feed ON tutoring_courses (campus, role, course, user_id);
+CREATE INDEX tutoring_courses_feed ON tutoring_courses (campus, role, course) INCLUDE (user_id, active_at);
 
 -- A like or a pass, once per pair and direction.
 CREATE TABLE tutoring_swipes (
