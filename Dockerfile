@@ -4,7 +4,7 @@
 FROM swift:6.3-bookworm AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq-dev librabbitmq-dev libcrypt-dev pkg-config jq \
+    && apt-get install -y --no-install-recommends libpq-dev librabbitmq-dev libcrypt-dev libvips-dev pkg-config jq \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 
@@ -27,7 +27,7 @@ RUN swift build -c release --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 ca-certificates curl \
+    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 libvips42 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 tarrare \
     && useradd --system --uid 10001 --gid tarrare --no-create-home --home-dir /nonexistent \

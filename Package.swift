@@ -38,6 +38,7 @@ let package = Package(
             providers: [.apt(["librabbitmq-dev"])]),
         .systemLibrary(
             name: "CCrypt", path: "Shared/CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         // MARK: Shared
         .target(
@@ -99,6 +100,9 @@ let package = Package(
             name: "Tutoring",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
             path: "Services/Matching/Tutoring", resources: [.copy("Migrations")]),
+
+        // Media: images read, checked and re-encoded with libvips.
+        .target(name: "MediaImaging", dependencies: ["CVips"], path: "Services/Media/Imaging"),
 
         .executableTarget(
             name: "Chat",
@@ -181,6 +185,8 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/MatchingTests"),
+        .testTarget(
+            name: "MediaTests", dependencies: ["MediaImaging"], path: "Tests/MediaTests", exclude: ["Fixtures"]),
         .testTarget(
             name: "ChatTests",
             dependencies: [

@@ -28,7 +28,7 @@ KEYS=$LOCAL/keys
 
 PACKAGES=(
   postgresql postgresql-15-postgis-3 postgresql-contrib
-  rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev
+  rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev libvips-dev
   nginx-light openssl pkg-config
 )
 

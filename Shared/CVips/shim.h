@@ -1,0 +1,32 @@
+// libvips's operations take NULL-terminated lists of optional arguments, which Swift cannot call; these
+// fixed-argument wrappers name the few that media uses.
+#include <vips/vips.h>
+
+static inline int tarrare_vips_start(void) {
+    if (VIPS_INIT("tarrare-media")) return -1;
+    // Media handles one upload at a time per request and keeps nothing: no operation cache.
+    vips_cache_set_max(0);
+    return 0;
+}
+
+// The header is read now, the pixels only when an image is written; a truncated file fails then.
+static inline VipsImage *tarrare_vips_load(const void *buffer, size_t length) {
+    return vips_image_new_from_buffer(buffer, length, "", "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+static inline int tarrare_vips_autorotate(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+static inline int tarrare_vips_shrink_to_width(VipsImage *in, VipsImage **out, int width) {
+    return vips_thumbnail_image(in, out, width, "height", 100000, "size", VIPS_SIZE_DOWN, NULL);
+}
+
+// `suffix` names the format and its options, e.g. ".jpg[Q=85,strip]": strip drops EXIF, XMP and the rest.
+static inline int tarrare_vips_save(VipsImage *in, const char *suffix, void **buffer, size_t *length) {
+    return vips_image_write_to_buffer(in, suffix, buffer, length, NULL);
+}
+
+static inline void tarrare_vips_release(VipsImage *image) {
+    if (image) g_object_unref(image);
+}
