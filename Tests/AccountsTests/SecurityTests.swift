@@ -74,6 +74,9 @@ import TestSupport
 
         try await app.test { client in
             _ = try await client.signUp("target@helsinki.fi")
+            // The window begins with the first failure: what is left of it shrinks with the time these requests take.
+            let start = ContinuousClock.now
+            func elapsed() -> Int { Int((ContinuousClock.now - start).components.seconds) }
             for _ in 0..<3 {
                 let (status, _) = try await client.post("/v1/auth/login", ["email": "target@helsinki.fi", "password": "guess guess"])
                 #expect(status == .unauthorized)
@@ -84,7 +87,7 @@ import TestSupport
             ) { $0 }
 
             #expect(response.status == .tooManyRequests)
-            #expect(response.headers[.retryAfter].flatMap(Int.init).map { (895...900).contains($0) } == true)
+            #expect(response.headers[.retryAfter].flatMap(Int.init).map { (900 - elapsed() - 2...900).contains($0) } == true)
 
             // Ten minutes later, what is left of the fifteen-minute window is five minutes.
             try await app.database.pool.query(
@@ -94,7 +97,7 @@ import TestSupport
                 body: JSON.body(["email": "target@helsinki.fi", "password": "correct horse battery"])
             ) { $0 }
             #expect(later.status == .tooManyRequests)
-            #expect(later.headers[.retryAfter].flatMap(Int.init).map { (295...300).contains($0) } == true)
+            #expect(later.headers[.retryAfter].flatMap(Int.init).map { (300 - elapsed() - 2...300).contains($0) } == true)
         }
     }
 
