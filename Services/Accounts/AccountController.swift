@@ -15,7 +15,7 @@ struct AccountController: Sendable {
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
         // Their answers hold tokens: no cache may keep them.
-        router.group("/v1/auth").add(middleware: NoStoreMiddleware())
+        router.group("/v1/auth").add(middleware: HeaderMiddleware(.cacheControl, "no-store"))
             .post("signup", use: signUp)
             .post("verify", use: verify)
             .post("login", use: logIn)
@@ -206,20 +206,6 @@ struct AccountController: Sendable {
 
     private static func hashCode(_ code: String) -> Data {
         Data(SHA256.hash(data: Data(code.utf8)))
-    }
-}
-
-/// `Cache-Control: no-store` on every answer: they hold tokens and credentials.
-struct NoStoreMiddleware: RouterMiddleware {
-    typealias Context = ServiceRequestContext
-
-    func handle(
-        _ request: Request, context: ServiceRequestContext,
-        next: (Request, ServiceRequestContext) async throws -> Response
-    ) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[.cacheControl] = "no-store"
-        return response
     }
 }
 

@@ -56,18 +56,24 @@ public protocol ProblemConvertible: Error {
     var problem: Problem { get }
 }
 
-/// Tells browsers to take every answer as the type it names (`X-Content-Type-Options: nosniff`), errors included.
-public struct NoSniffMiddleware: RouterMiddleware {
+/// Sets one header on every answer, errors included: `X-Content-Type-Options: nosniff` on every service's,
+/// `Cache-Control: no-store` on those that hold tokens.
+public struct HeaderMiddleware: RouterMiddleware {
     public typealias Context = ServiceRequestContext
+    let name: HTTPField.Name
+    let value: String
 
-    public init() {}
+    public init(_ name: HTTPField.Name, _ value: String) {
+        self.name = name
+        self.value = value
+    }
 
     public func handle(
         _ request: Request, context: ServiceRequestContext,
         next: (Request, ServiceRequestContext) async throws -> Response
     ) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[name] = value
         return response
     }
 }

@@ -11,7 +11,8 @@ public func makeServiceRouter(
     metrics: ServiceMetrics, openAPI: String? = nil
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
-    router.add(middleware: NoSniffMiddleware())
+    // Browsers take every answer as the type it names.
+    router.add(middleware: HeaderMiddleware(.xContentTypeOptions, "nosniff"))
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
     if let openAPI {
