@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "matching", targets: ["Matching"]),
         .executable(name: "chat", targets: ["Chat"]),
         .executable(name: "notifications", targets: ["Notifications"]),
+        .executable(name: "media", targets: ["Media"]),
         .executable(name: "load", targets: ["LoadGenerator"]),
         .executable(name: "delivery-simulation", targets: ["DeliverySimulation"]),
         .executable(name: "places-benchmark", targets: ["PlacesBenchmark"]),
@@ -101,7 +102,15 @@ let package = Package(
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
             path: "Services/Matching/Tutoring", resources: [.copy("Migrations")]),
 
-        // Media: images read, checked and re-encoded with libvips.
+        // Media: the executable keeps and serves images; reading, checking and re-encoding them with libvips is a
+        // library of its own.
+        .executableTarget(
+            name: "Media",
+            dependencies: [
+                "MediaImaging", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .nioPosix,
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/Media", exclude: ["Imaging"], resources: [.copy("Migrations"), .copy("openapi.yaml")]),
         .target(name: "MediaImaging", dependencies: ["CVips"], path: "Services/Media/Imaging"),
 
         .executableTarget(
@@ -186,7 +195,11 @@ let package = Package(
             ],
             path: "Tests/MatchingTests"),
         .testTarget(
-            name: "MediaTests", dependencies: ["MediaImaging"], path: "Tests/MediaTests", exclude: ["Fixtures"]),
+            name: "MediaTests",
+            dependencies: [
+                "Media", "MediaImaging", "TestSupport", "ServiceKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/MediaTests", exclude: ["Fixtures"]),
         .testTarget(
             name: "ChatTests",
             dependencies: [

@@ -12,7 +12,7 @@ set -euo pipefail
 ROOT=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SECRETS=$ROOT/deploy/secrets
 ENV_FILE=$ROOT/.env
-SERVICES=(accounts places matching chat notifications)
+SERVICES=(accounts places matching chat notifications media)
 
 command -v openssl >/dev/null || { echo "error: openssl is needed" >&2; exit 1; }
 

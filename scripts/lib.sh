@@ -15,7 +15,7 @@ RABBIT_HTTP_PORT=${RABBIT_HTTP_PORT:-15672}
 EPMD_PORT=${EPMD_PORT:-24369}
 GATEWAY_PORT=${GATEWAY_PORT:-8080}
 
-SERVICES=(accounts places matching chat notifications)
+SERVICES=(accounts places matching chat notifications media)
 
 PGBIN=/usr/lib/postgresql/15/bin
 PGDATA=$LOCAL/postgres/data

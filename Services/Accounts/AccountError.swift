@@ -10,6 +10,8 @@ enum AccountError: ProblemConvertible {
     case invalidVerificationCode
     case invalidRefreshToken
     case throttled(String, retryAfterSeconds: Int)
+    /// A photo id that is not one of the caller's images in media.
+    case notYourImage
 
     var problem: Problem {
         switch self {
@@ -32,6 +34,10 @@ enum AccountError: ProblemConvertible {
             Problem(.badRequest, title: "Invalid code", detail: "The code is wrong or has expired.", field: "code")
         case .invalidRefreshToken:
             Problem(.unauthorized, title: "Invalid refresh token", detail: "Log in again.")
+        case .notYourImage:
+            Problem(
+                .notFound, detail: "No image of yours has this id; upload the photo with POST /v1/media first.",
+                field: "photoId")
         case .throttled(let detail, let seconds):
             Problem(
                 .tooManyRequests, detail: "\(detail) Try again in \(seconds) seconds.",

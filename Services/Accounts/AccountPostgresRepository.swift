@@ -87,6 +87,13 @@ struct AccountPostgresRepository: Sendable {
 
     func updateProfile(id: UUID, _ change: ProfileChange) async throws -> Account? {
         try await database.transaction { connection in
+            if let photoId = change.photoId,
+                try connection.query(
+                    "SELECT 1 FROM images WHERE id = \(photoId) AND owner_id = \(id) AND NOT is_deleted"
+                ).first == nil
+            {
+                throw AccountError.notYourImage
+            }
             guard
                 let row = try connection.query(
                     """
@@ -253,5 +260,44 @@ extension Account {
         isEmailVerified = try row.decode("verified")
         version = try row.decode("version")
         createdAt = try row.decode("created_at")
+    }
+}
+
+// MARK: Images, from media's events
+
+extension AccountPostgresRepository {
+    /// What accounts handles of media's events: whose each image is. A person whose photo is deleted has none.
+    static var mediaHandlers: EventHandlers {
+        var handlers = EventHandlers()
+        handlers.on(MediaStored.self, from: "media") { event, connection in
+            try applyImage(event.mediaId, owner: event.ownerId, isDeleted: false, version: event.version, on: connection)
+        }
+        handlers.on(MediaDeleted.self, from: "media") { event, connection in
+            try applyImage(event.mediaId, owner: event.ownerId, isDeleted: true, version: event.version, on: connection)
+            guard
+                let row = try connection.query(
+                    """
+                    UPDATE users SET photo_id = NULL, version = version + 1, updated_at = now()
+                    WHERE id = \(event.ownerId) AND photo_id = \(event.mediaId)
+                    RETURNING \(accountColumns)
+                    """
+                ).first
+            else { return }
+            let account = try Account(row: row)
+            try Outbox.append(UserUpdated(user: account.snapshot, version: account.version), on: connection)
+        }
+        return handlers
+    }
+
+    /// Keeps what an event says of an image unless a later event said more.
+    private static func applyImage(
+        _ id: UUID, owner: UUID, isDeleted: Bool, version: Int64, on connection: PostgresConnection
+    ) throws {
+        try connection.query(
+            """
+            INSERT INTO images (id, owner_id, is_deleted, version) VALUES (\(id), \(owner), \(isDeleted), \(version))
+            ON CONFLICT (id) DO UPDATE SET is_deleted = excluded.is_deleted, version = excluded.version
+            WHERE images.version < excluded.version
+            """)
     }
 }

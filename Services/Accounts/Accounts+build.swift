@@ -6,13 +6,16 @@ import Messaging
 import NIOPosix
 import ServiceKit
 
-/// Accounts' part of the system: campuses, password hashing off the event loop, tokens, its routes. It handles no
-/// other service's events.
+/// Accounts' part of the system: campuses, password hashing off the event loop, tokens, its routes, and whose each
+/// image is (from media's events).
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let settings = try AccountSettings(configuration)
     let builder = try await ServiceBuilder(
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
-        topology: Topology(service: "accounts", publishes: [UserRegistered.type, UserUpdated.type]), bundle: .module)
+        topology: Topology(
+            service: "accounts", publishes: [UserRegistered.type, UserUpdated.type],
+            handlers: AccountPostgresRepository.mediaHandlers),
+        bundle: .module)
     let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
     let repository = AccountPostgresRepository(database: builder.database)
     try await repository.syncCampuses(campuses.all)

@@ -2,8 +2,12 @@
 // fixed-argument wrappers name the few that media uses.
 #include <vips/vips.h>
 
+// libvips's warnings repeat what its error buffer says, which media reports with the failed image.
+static inline void tarrare_vips_quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {}
+
 static inline int tarrare_vips_start(void) {
     if (VIPS_INIT("tarrare-media")) return -1;
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, tarrare_vips_quiet, NULL);
     // Media handles one upload at a time per request and keeps nothing: no operation cache.
     vips_cache_set_max(0);
     return 0;

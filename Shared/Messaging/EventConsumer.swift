@@ -35,6 +35,17 @@ public struct EventHandlers: Sendable {
         everyType[Topology.exchange(of: producer)] = handler
     }
 
+    /// Applies `event` with the handler of its type, as the consumer would apply a delivery of it (tests apply
+    /// events this way); false when no handler of its own takes it.
+    @discardableResult
+    public func apply<E: Event>(_ event: E, on connection: PostgresConnection) throws -> Bool {
+        guard let handler = handlers[E.type] else { return false }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try handler(try encoder.encode(event), connection)
+        return true
+    }
+
     func handler(for delivery: Delivery) -> Handler? {
         if let handler = handlers[delivery.routingKey] { return handler }
         guard let handler = everyType[delivery.exchange] else { return nil }

@@ -1,7 +1,9 @@
 @testable import Accounts
+import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Messaging
 import Postgres
 import ServiceKit
 import TestSupport
@@ -20,6 +22,15 @@ struct AccountsTestApp: ServiceTestApp {
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         try await service.test(buildApplication, body)
+    }
+
+    /// Applies another service's event as the consumer would.
+    func handle(_ event: some Event) async throws {
+        try await service.database.pool.transaction { connection in
+            guard try AccountPostgresRepository.mediaHandlers.apply(event, on: connection) else {
+                throw TestFailure("accounts has no handler of \(type(of: event).type)")
+            }
+        }
     }
 }
 

@@ -125,11 +125,17 @@ import TestSupport
 
     @Test func theBioAndPhotoAreTheStudentsAndTravelInUserUpdated() async throws {
         let app = try await AccountsTestApp.make()
-        let photoId = UUID()
+        let (photoId, someoneElses) = (UUID(), UUID())
 
         try await app.test { client in
             let session = try await client.signUp(name: "Saara")
             let token = try #require(session["accessToken"] as? String)
+            let userId = try #require(((session["user"] as? [String: Any])?["id"] as? String).flatMap { UUID(uuidString: $0) })
+            // What media announced, applied as the consumer would.
+            try await app.handle(
+                MediaStored(mediaId: photoId, ownerId: userId, campus: "helsinki.fi", contentType: "image/jpeg", width: 1600, height: 1200))
+            try await app.handle(
+                MediaStored(mediaId: someoneElses, ownerId: UUID(), campus: "helsinki.fi", contentType: "image/png", width: 9, height: 9))
             func patch(_ body: [String: Any]) async throws -> (HTTPResponse.Status, [String: Any]) {
                 try await client.execute(
                     uri: "/v1/me", method: .patch, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
@@ -150,12 +156,30 @@ import TestSupport
                 let (refused, problem) = try await patch(body)
                 #expect(refused == .badRequest && problem["field"] as? String == field, "\(body)")
             }
+            for notTheirs in [someoneElses, UUID()] {
+                let (refused, problem) = try await patch(["photoId": notTheirs.uuidString])
+                #expect(refused == .notFound && problem["field"] as? String == "photoId")
+            }
+            let (_, unchanged) = try await client.get("/v1/me", token: token)
+            #expect((unchanged["photoId"] as? String).flatMap { UUID(uuidString: $0) } == photoId)
+
+            // Deleting the image in media takes it off the profile.
+            try await app.handle(MediaDeleted(mediaId: photoId, ownerId: userId))
+            let (_, withoutPhoto) = try await client.get("/v1/me", token: token)
+            #expect(withoutPhoto["photoId"] == nil)
+            let (refused, _) = try await patch(["photoId": photoId.uuidString])
+            #expect(refused == .notFound)
         }
-        let events = try await app.database.pool.query(
-            "SELECT payload->'user'->>'bio' AS bio, payload->'user'->>'photoId' AS photo FROM outbox WHERE type = 'user.updated'")
-        #expect(events.count == 1)
+        let events = Array(
+            try await app.database.pool.query(
+                """
+                SELECT payload->'user'->>'bio' AS bio, payload->'user'->>'photoId' AS photo FROM outbox
+                WHERE type = 'user.updated' ORDER BY seq
+                """))
+        #expect(events.count == 2)
         #expect(try events.first?.decode("bio", as: String.self) == "Second-year physics.\nAsk me about optics.")
         #expect(try events.first?.decode("photo", as: String?.self).flatMap { UUID(uuidString: $0) } == photoId)
+        #expect(try events.last?.decode("photo", as: String?.self) == nil)
     }
 
     @Test func campusesAndTheKeySetArePublic() async throws {

@@ -15,7 +15,7 @@ from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parents[2]
 GATEWAY = os.environ.get("TARRARE_GATEWAY", "http://127.0.0.1:8080")
-SERVICES = {"accounts": 8081, "places": 8082, "matching": 8083, "chat": 8084, "notifications": 8085}
+SERVICES = {"accounts": 8081, "places": 8082, "matching": 8083, "chat": 8084, "notifications": 8085, "media": 8086}
 
 
 def eventually(condition, timeout=30.0, interval=0.1):

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 HOST = os.environ.get("OPENAPI_HOST", "127.0.0.1")
-SERVICES = {"accounts": 8081, "places": 8082, "matching": 8083, "chat": 8084, "notifications": 8085}
+SERVICES = {"accounts": 8081, "places": 8082, "matching": 8083, "chat": 8084, "notifications": 8085, "media": 8086}
 MAX_EXAMPLES = int(os.environ.get("OPENAPI_MAX_EXAMPLES", "40"))
 SEED = os.environ.get("OPENAPI_SEED")
 # Per service: the whole run must stay within the CI budget even on a slow, shared 2-core machine.

@@ -5,7 +5,7 @@
 # NB: it does not run again on an existing volume; changing a password there takes ALTER ROLE.
 set -euo pipefail
 
-SERVICES=(accounts places matching chat notifications)
+SERVICES=(accounts places matching chat notifications media)
 
 admin_psql() {
   psql -X -q -v ON_ERROR_STOP=1 --username "${POSTGRES_USER:-postgres}" "$@"
@@ -26,11 +26,13 @@ SELECT format('CREATE DATABASE %I OWNER %I', :'name', :'name')
 SQL
 done
 
-# postgis is not a trusted extension: the places role cannot create it itself.
-admin_psql --dbname places <<'SQL'
+# postgis is not a trusted extension: the places and matching roles cannot create it themselves.
+for database in places matching; do
+  admin_psql --dbname "$database" <<'SQL'
 CREATE EXTENSION IF NOT EXISTS postgis;
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE EXTENSION IF NOT EXISTS unaccent;
 CREATE EXTENSION IF NOT EXISTS citext;
 SQL
+done
 admin_psql --dbname accounts -c 'CREATE EXTENSION IF NOT EXISTS citext'

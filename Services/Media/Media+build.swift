@@ -1,0 +1,23 @@
+import Contracts
+import Foundation
+import Hummingbird
+import Logging
+import MediaImaging
+import Messaging
+import ServiceKit
+
+/// Media's part of the system: its tables, the events it publishes, the image store and its routes. It handles no
+/// other service's events.
+func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+    var configuration = configuration
+    // An image is the one body larger than the services' default limit.
+    if configuration.environment["MAX_BODY_BYTES"] == nil { configuration.maxBodyBytes = ImageLimits().maxBytes }
+    let builder = try await ServiceBuilder(
+        configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
+        topology: Topology(service: "media", publishes: [MediaStored.type, MediaDeleted.type]), bundle: .module)
+    let library = MediaLibrary(
+        repository: MediaPostgresRepository(database: builder.database),
+        store: PostgresImageStore(database: builder.database))
+    MediaController(library: library).addRoutes(to: builder.router, verifier: try await builder.accessTokenVerifier())
+    return try builder.build()
+}

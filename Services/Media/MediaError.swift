@@ -1,0 +1,24 @@
+import MediaImaging
+import ServiceKit
+
+/// Everything that can go wrong in media, and the problem each answers with.
+enum MediaError: ProblemConvertible {
+    /// Missing, deleted, or of another campus: the caller learns nothing.
+    case notFound
+    case image(ImageError)
+    case invalid(field: String, String)
+
+    var problem: Problem {
+        switch self {
+        case .notFound: .notFound("No such image.")
+        case .invalid(let field, let detail): .invalid(field, detail)
+        case .image(let error):
+            switch error {
+            case .tooLarge: Problem(.contentTooLarge, detail: error.description)
+            case .notAnImage:
+                Problem(.unsupportedMediaType, detail: "\(error.description) The type is read from the bytes.")
+            case .tooManyPixels, .unreadable: .invalid("body", error.description)
+            }
+        }
+    }
+}

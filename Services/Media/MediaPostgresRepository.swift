@@ -1,0 +1,101 @@
+import Contracts
+import Foundation
+import Messaging
+import Postgres
+
+/// An image as media knows it, without its bytes.
+struct MediaRecord: Sendable, Equatable {
+    var id: UUID
+    var ownerId: UUID
+    var campus: String
+    var contentType: String
+    var width: Int
+    var height: Int
+    /// The strong ETag of each variant, quoted.
+    var etags: [ImageVariant: String]
+}
+
+/// Media's tables: who owns which image, on which campus, and the events that tell other services. The only file
+/// with media's SQL besides the image store's.
+struct MediaPostgresRepository: Sendable {
+    let database: PostgresPool
+
+    private static let columns: SQL =
+        "id, owner_id, campus, content_type, width, height, original_etag, large_etag, small_etag"
+
+    /// Records a stored image and publishes `media.stored` with it. With an idempotency key the caller used
+    /// before, nothing is recorded and the first image is the answer (`isNew` false).
+    func insert(_ record: MediaRecord, idempotencyKey: String?) async throws -> (record: MediaRecord, isNew: Bool) {
+        try await database.transaction { connection in
+            let inserted = try connection.query(
+                """
+                INSERT INTO media (\(Self.columns), idempotency_key)
+                VALUES (\(record.id), \(record.ownerId), \(record.campus), \(record.contentType), \(record.width),
+                    \(record.height), \(record.etags[.original]), \(record.etags[.large]), \(record.etags[.small]),
+                    \(idempotencyKey))
+                ON CONFLICT (owner_id, idempotency_key) DO NOTHING
+                RETURNING id
+                """)
+            guard inserted.first != nil else {
+                return (try Self.byIdempotencyKey(idempotencyKey!, owner: record.ownerId, on: connection)!, false)
+            }
+            try Outbox.append(
+                MediaStored(
+                    mediaId: record.id, ownerId: record.ownerId, campus: record.campus,
+                    contentType: record.contentType, width: record.width, height: record.height),
+                on: connection)
+            return (record, true)
+        }
+    }
+
+    /// The image the owner uploaded with this idempotency key, when it is still there.
+    func image(idempotencyKey: String, owner: UUID) async throws -> MediaRecord? {
+        try await database.withConnection { try Self.byIdempotencyKey(idempotencyKey, owner: owner, on: $0) }
+    }
+
+    /// An image students of `campus` may read.
+    func image(_ id: UUID, campus: String) async throws -> MediaRecord? {
+        try await database.withConnection { connection in
+            try connection.query(
+                "SELECT \(Self.columns) FROM media WHERE id = \(id) AND campus = \(campus) AND deleted_at IS NULL"
+            ).first.map(Self.record)
+        }
+    }
+
+    /// Marks the owner's image deleted (its idempotency key free again) and publishes `media.deleted`; false when
+    /// it is not theirs (or gone).
+    func delete(_ id: UUID, owner: UUID) async throws -> Bool {
+        try await database.transaction { connection in
+            guard
+                try connection.query(
+                    """
+                    UPDATE media SET deleted_at = now(), idempotency_key = NULL
+                    WHERE id = \(id) AND owner_id = \(owner) AND deleted_at IS NULL
+                    RETURNING id
+                    """
+                ).first != nil
+            else { return false }
+            try Outbox.append(MediaDeleted(mediaId: id, ownerId: owner), on: connection)
+            return true
+        }
+    }
+
+    private static func byIdempotencyKey(_ key: String, owner: UUID, on connection: PostgresConnection) throws -> MediaRecord? {
+        try connection.query(
+            """
+            SELECT \(columns) FROM media
+            WHERE owner_id = \(owner) AND idempotency_key = \(key)
+            """
+        ).first.map(record)
+    }
+
+    private static func record(_ row: PostgresRow) throws -> MediaRecord {
+        MediaRecord(
+            id: try row.decode("id"), ownerId: try row.decode("owner_id"), campus: try row.decode("campus"),
+            contentType: try row.decode("content_type"), width: try row.decode("width"), height: try row.decode("height"),
+            etags: [
+                .original: try row.decode("original_etag"), .large: try row.decode("large_etag"),
+                .small: try row.decode("small_etag"),
+            ])
+    }
+}
