@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "delivery-simulation", targets: ["DeliverySimulation"]),
         .executable(name: "places-benchmark", targets: ["PlacesBenchmark"]),
         .executable(name: "tutoring-benchmark", targets: ["TutoringBenchmark"]),
+        .executable(name: "media-benchmark", targets: ["MediaBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -102,15 +103,19 @@ let package = Package(
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
             path: "Services/Matching/Tutoring", resources: [.copy("Migrations")]),
 
-        // Media: the executable keeps and serves images; reading, checking and re-encoding them with libvips is a
-        // library of its own.
+        // Media: the executable serves images; keeping them (the tables, the image store, uploads) and reading,
+        // checking and re-encoding them with libvips are libraries, which the benchmark shares.
         .executableTarget(
             name: "Media",
+            dependencies: ["MediaStorage", "MediaImaging", "ServiceKit", "Messaging", "Contracts", .hummingbird],
+            path: "Services/Media", exclude: ["Imaging", "Storage"], resources: [.copy("openapi.yaml")]),
+        .target(
+            name: "MediaStorage",
             dependencies: [
-                "MediaImaging", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .nioPosix,
+                "MediaImaging", "ServiceKit", "Postgres", "Messaging", "Contracts", .nioPosix,
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Services/Media", exclude: ["Imaging"], resources: [.copy("Migrations"), .copy("openapi.yaml")]),
+            path: "Services/Media/Storage", resources: [.copy("Migrations")]),
         .target(name: "MediaImaging", dependencies: ["CVips"], path: "Services/Media/Imaging"),
 
         .executableTarget(
@@ -147,6 +152,10 @@ let package = Package(
             name: "TutoringBenchmark",
             dependencies: ["BenchmarkSupport", "Tutoring", "MatchingCore", .logging, .argumentParser],
             path: "Tools/TutoringBenchmark"),
+        .executableTarget(
+            name: "MediaBenchmark",
+            dependencies: ["BenchmarkSupport", "MediaStorage", "MediaImaging", .logging, .argumentParser],
+            path: "Tools/MediaBenchmark"),
         .executableTarget(
             name: "DeliverySimulation",
             dependencies: [
@@ -197,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "MediaTests",
             dependencies: [
-                "Media", "MediaImaging", "TestSupport", "ServiceKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "Media", "MediaStorage", "MediaImaging", "TestSupport", "ServiceKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/MediaTests", exclude: ["Fixtures"]),
         .testTarget(

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import MediaImaging
+import MediaStorage
 import Messaging
 import ServiceKit
 
@@ -13,7 +14,7 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     // An image is the one body larger than the services' default limit.
     if configuration.environment["MAX_BODY_BYTES"] == nil { configuration.maxBodyBytes = ImageLimits().maxBytes }
     let builder = try await ServiceBuilder(
-        configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
+        configuration, logger: logger, migrations: [MediaLibrary.migrations],
         topology: Topology(service: "media", publishes: [MediaStored.type, MediaDeleted.type]), bundle: .module)
     let library = MediaLibrary(
         repository: MediaPostgresRepository(database: builder.database),

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MediaStorage
 import ServiceKit
 
 /// The media API: upload an image, read one of the caller's campus, delete one's own.
@@ -34,7 +35,8 @@ struct MediaController: Sendable {
         let key = try idempotencyKey(request)
         var request = request
         let body = try await request.collectBody(upTo: library.limits.maxBytes)
-        let (record, isNew) = try await library.upload(Data(body.readableBytesView), owner: identity, idempotencyKey: key)
+        let (record, isNew) = try await library.upload(
+            Data(body.readableBytesView), owner: identity.userId, campus: identity.campus, idempotencyKey: key)
         return EditedResponse(
             status: isNew ? .created : .ok, headers: [.location: "/v1/media/\(record.id.uuidString.lowercased())"],
             response: Uploaded(id: record.id, width: record.width, height: record.height, contentType: record.contentType))

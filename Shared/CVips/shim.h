@@ -31,6 +31,24 @@ static inline int tarrare_vips_save(VipsImage *in, const char *suffix, void **bu
     return vips_image_write_to_buffer(in, suffix, buffer, length, NULL);
 }
 
+// A stand-in for a phone photo, for the benchmark: colour grain of the given strength, as a JPEG of quality 90.
+static inline int tarrare_vips_grain_jpeg(int width, int height, double grain, void **buffer, size_t *length) {
+    VipsImage *bands[3] = {NULL, NULL, NULL};
+    VipsImage *joined = NULL, *pixels = NULL;
+    int result = -1;
+    for (int band = 0; band < 3; band++) {
+        if (vips_gaussnoise(&bands[band], width, height, "mean", 96.0 + 32.0 * band, "sigma", grain, NULL)) goto done;
+    }
+    if (vips_bandjoin(bands, &joined, 3, NULL)) goto done;
+    if (vips_cast(joined, &pixels, VIPS_FORMAT_UCHAR, NULL)) goto done;
+    result = vips_image_write_to_buffer(pixels, ".jpg[Q=90]", buffer, length, NULL);
+done:
+    for (int band = 0; band < 3; band++) if (bands[band]) g_object_unref(bands[band]);
+    if (joined) g_object_unref(joined);
+    if (pixels) g_object_unref(pixels);
+    return result;
+}
+
 static inline void tarrare_vips_release(VipsImage *image) {
     if (image) g_object_unref(image);
 }

@@ -11,7 +11,7 @@ struct MediaTestApp: ServiceTestApp {
     let service: TestService
 
     static func make() async throws -> MediaTestApp {
-        MediaTestApp(service: try await TestService.make("media", migrations: ["Services/Media/Migrations"]))
+        MediaTestApp(service: try await TestService.make("media", migrations: ["Services/Media/Storage/Migrations"]))
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {

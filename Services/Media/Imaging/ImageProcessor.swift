@@ -111,6 +111,19 @@ public enum ImageProcessor {
         return Data(bytes: buffer, count: length)
     }
 
+    /// A stand-in for a phone photo (colour grain, as a JPEG of quality 90), for the benchmark: the stronger the
+    /// grain, the larger the file.
+    public static func grainPhoto(width: Int, height: Int, grain: Double) throws -> Data {
+        guard isStarted else { throw ImageError.unreadable("the image library did not start") }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard tarrare_vips_grain_jpeg(Int32(width), Int32(height), grain, &buffer, &length) == 0, let buffer else {
+            throw lastError()
+        }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
     /// libvips's last error, then cleared.
     private static func lastError() -> ImageError {
         let message = String(cString: vips_error_buffer()).split(separator: "\n").first.map(String.init)

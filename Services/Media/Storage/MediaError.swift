@@ -2,13 +2,13 @@ import MediaImaging
 import ServiceKit
 
 /// Everything that can go wrong in media, and the problem each answers with.
-enum MediaError: ProblemConvertible {
+public enum MediaError: ProblemConvertible {
     /// Missing, deleted, or of another campus: the caller learns nothing.
     case notFound
     case image(ImageError)
     case invalid(field: String, String)
 
-    var problem: Problem {
+    public var problem: Problem {
         switch self {
         case .notFound: .notFound("No such image.")
         case .invalid(let field, let detail): .invalid(field, detail)

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// One of the forms media keeps of an image.
-enum ImageVariant: String, CaseIterable, Sendable {
+public enum ImageVariant: String, CaseIterable, Sendable {
     /// Upright, as large as uploaded, without metadata.
     case original
     /// At most 1280 pixels wide.
@@ -13,7 +13,7 @@ enum ImageVariant: String, CaseIterable, Sendable {
 
 /// Where images' bytes live. PostgreSQL holds them today; an object store can take its place behind this, while
 /// who owns what stays in media's tables.
-protocol ImageStore: Sendable {
+public protocol ImageStore: Sendable {
     /// Keeps every variant of one image; putting the same image again replaces it.
     func put(_ variants: [ImageVariant: Data], of mediaId: UUID) async throws
     /// One variant's bytes, or nil when there are none.
@@ -23,10 +23,14 @@ protocol ImageStore: Sendable {
 }
 
 /// The image store in media's own database: one bytea row per variant.
-struct PostgresImageStore: ImageStore {
+public struct PostgresImageStore: ImageStore {
     let database: PostgresPool
 
-    func put(_ variants: [ImageVariant: Data], of mediaId: UUID) async throws {
+    public init(database: PostgresPool) {
+        self.database = database
+    }
+
+    public func put(_ variants: [ImageVariant: Data], of mediaId: UUID) async throws {
         try await database.transaction { connection in
             for (variant, bytes) in variants {
                 try connection.query(
@@ -38,7 +42,7 @@ struct PostgresImageStore: ImageStore {
         }
     }
 
-    func get(_ variant: ImageVariant, of mediaId: UUID) async throws -> Data? {
+    public func get(_ variant: ImageVariant, of mediaId: UUID) async throws -> Data? {
         try await database.withConnection { connection in
             try connection.query(
                 "SELECT bytes FROM image_blobs WHERE media_id = \(mediaId) AND variant = \(variant.rawValue)"
@@ -46,7 +50,7 @@ struct PostgresImageStore: ImageStore {
         }
     }
 
-    func delete(_ mediaId: UUID) async throws {
+    public func delete(_ mediaId: UUID) async throws {
         try await database.withConnection { connection -> Void in
             try connection.query("DELETE FROM image_blobs WHERE media_id = \(mediaId)")
         }

@@ -6,14 +6,23 @@ import ServiceKit
 
 /// What media does with images: checks and re-encodes an upload off the event loops, keeps its variants in the
 /// store and records it; answers readers of the owner's campus; deletes for the owner.
-struct MediaLibrary: Sendable {
+public struct MediaLibrary: Sendable {
+    /// Media's tables, applied after the outbox and inbox.
+    public static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+
     let repository: MediaPostgresRepository
     let store: any ImageStore
-    var limits = ImageLimits()
+    public let limits: ImageLimits
 
-    /// Stores an upload of the caller's. A retry with the same idempotency key answers with the first image.
-    func upload(_ data: Data, owner: Identity, idempotencyKey: String?) async throws -> (record: MediaRecord, isNew: Bool) {
-        if let idempotencyKey, let first = try await repository.image(idempotencyKey: idempotencyKey, owner: owner.userId) {
+    public init(repository: MediaPostgresRepository, store: any ImageStore, limits: ImageLimits = ImageLimits()) {
+        self.repository = repository
+        self.store = store
+        self.limits = limits
+    }
+
+    /// Stores an upload of `owner`, a student of `campus`. A retry with the same idempotency key answers with the first image.
+    public func upload(_ data: Data, owner: UUID, campus: String, idempotencyKey: String?) async throws -> (record: MediaRecord, isNew: Bool) {
+        if let idempotencyKey, let first = try await repository.image(idempotencyKey: idempotencyKey, owner: owner) {
             return (first, false)
         }
         let limits = limits
@@ -27,7 +36,7 @@ struct MediaLibrary: Sendable {
         }
         let variants: [ImageVariant: Data] = [.original: image.original, .large: image.large, .small: image.small]
         let record = MediaRecord(
-            id: UUID(), ownerId: owner.userId, campus: owner.campus, contentType: image.format.contentType,
+            id: UUID(), ownerId: owner, campus: campus, contentType: image.format.contentType,
             width: image.width, height: image.height, etags: variants.mapValues(Self.etag))
         try await store.put(variants, of: record.id)
         let stored = try await repository.insert(record, idempotencyKey: idempotencyKey)
@@ -39,19 +48,19 @@ struct MediaLibrary: Sendable {
     }
 
     /// An image of the reader's campus.
-    func image(_ id: UUID, campus: String) async throws -> MediaRecord {
+    public func image(_ id: UUID, campus: String) async throws -> MediaRecord {
         guard let record = try await repository.image(id, campus: campus) else { throw MediaError.notFound }
         return record
     }
 
     /// One variant's bytes.
-    func bytes(of record: MediaRecord, variant: ImageVariant) async throws -> Data {
+    public func bytes(of record: MediaRecord, variant: ImageVariant) async throws -> Data {
         guard let bytes = try await store.get(variant, of: record.id) else { throw MediaError.notFound }
         return bytes
     }
 
     /// Deletes the owner's image; anyone else's is 404.
-    func delete(_ id: UUID, owner: UUID) async throws {
+    public func delete(_ id: UUID, owner: UUID) async throws {
         guard try await repository.delete(id, owner: owner) else { throw MediaError.notFound }
         try await store.delete(id)
     }

@@ -4,21 +4,25 @@ import Messaging
 import Postgres
 
 /// An image as media knows it, without its bytes.
-struct MediaRecord: Sendable, Equatable {
-    var id: UUID
-    var ownerId: UUID
-    var campus: String
-    var contentType: String
-    var width: Int
-    var height: Int
+public struct MediaRecord: Sendable, Equatable {
+    public var id: UUID
+    public var ownerId: UUID
+    public var campus: String
+    public var contentType: String
+    public var width: Int
+    public var height: Int
     /// The strong ETag of each variant, quoted.
-    var etags: [ImageVariant: String]
+    public var etags: [ImageVariant: String]
 }
 
 /// Media's tables: who owns which image, on which campus, and the events that tell other services. The only file
 /// with media's SQL besides the image store's.
-struct MediaPostgresRepository: Sendable {
+public struct MediaPostgresRepository: Sendable {
     let database: PostgresPool
+
+    public init(database: PostgresPool) {
+        self.database = database
+    }
 
     private static let columns: SQL =
         "id, owner_id, campus, content_type, width, height, original_etag, large_etag, small_etag"
