@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "places-benchmark", targets: ["PlacesBenchmark"]),
         .executable(name: "tutoring-benchmark", targets: ["TutoringBenchmark"]),
         .executable(name: "media-benchmark", targets: ["MediaBenchmark"]),
+        .executable(name: "exchange-benchmark", targets: ["ExchangeBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -88,8 +89,9 @@ let package = Package(
         // Matching: one executable that wires the flows, each a library over the core they share.
         .executableTarget(
             name: "Matching",
-            dependencies: ["MatchingCore", "Delivery", "Tutoring", "ServiceKit", "Messaging", .hummingbird],
-            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring"], resources: [.copy("openapi.yaml")]),
+            dependencies: ["MatchingCore", "Delivery", "Tutoring", "Exchange", "ServiceKit", "Messaging", .hummingbird],
+            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring", "Exchange"],
+            resources: [.copy("openapi.yaml")]),
         .target(
             name: "MatchingCore",
             dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .logging, .serviceLifecycle],
@@ -102,6 +104,10 @@ let package = Package(
             name: "Tutoring",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
             path: "Services/Matching/Tutoring", resources: [.copy("Migrations")]),
+        .target(
+            name: "Exchange",
+            dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
+            path: "Services/Matching/Exchange", resources: [.copy("Migrations")]),
 
         // Media: the executable serves images; keeping them (the tables, the image store, uploads) and reading,
         // checking and re-encoding them with libvips are libraries, which the benchmark shares.
@@ -153,6 +159,10 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "Tutoring", "MatchingCore", .logging, .argumentParser],
             path: "Tools/TutoringBenchmark"),
         .executableTarget(
+            name: "ExchangeBenchmark",
+            dependencies: ["BenchmarkSupport", "Exchange", "MatchingCore", "Postgres", .logging, .argumentParser],
+            path: "Tools/ExchangeBenchmark"),
+        .executableTarget(
             name: "MediaBenchmark",
             dependencies: ["BenchmarkSupport", "MediaStorage", "MediaImaging", .logging, .argumentParser],
             path: "Tools/MediaBenchmark"),
@@ -197,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "MatchingTests",
             dependencies: [
-                "Matching", "MatchingCore", "Delivery", "Tutoring", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "TestSupport", "ServiceKit", "Messaging", "Postgres",
                 "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),

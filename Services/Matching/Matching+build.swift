@@ -1,4 +1,5 @@
 import Delivery
+import Exchange
 import Foundation
 import Hummingbird
 import Logging
@@ -7,20 +8,22 @@ import Messaging
 import ServiceKit
 import Tutoring
 
-/// Matching's part of the system: the read models every flow shares, the flows (delivery, tutoring) with their
-/// routes and timers, and the one scheduler that works the timers of all of them.
+/// Matching's part of the system: the read models every flow shares, the flows (delivery, tutoring, exchange) with
+/// their routes and timers, and the one scheduler that works the timers of all of them.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let schedulerInterval = try EnvironmentReader(values: configuration.environment)
         .double("SCHEDULER_INTERVAL_SECONDS", in: 0.05...60) ?? 0.5
-    let publishes = Set(DeliveryFlow.publishes + TutoringFlow.publishes).sorted()
+    let publishes = Set(DeliveryFlow.publishes + TutoringFlow.publishes + ExchangeFlow.publishes).sorted()
     var builder = try await ServiceBuilder(
-        configuration, logger: logger, migrations: [MatchingMigrations.directory, TutoringFlow.migrations],
+        configuration, logger: logger,
+        migrations: [MatchingMigrations.directory, TutoringFlow.migrations, ExchangeFlow.migrations],
         topology: Topology(service: "matching", publishes: publishes, handlers: ReadModels.handlers),
         bundle: .module)
     let verifier = try await builder.accessTokenVerifier()
     let delivery = try DeliveryFlow(database: builder.database, configuration: configuration)
     delivery.addRoutes(to: builder.router, verifier: verifier)
     TutoringFlow(database: builder.database).addRoutes(to: builder.router, verifier: verifier)
+    ExchangeFlow(database: builder.database).addRoutes(to: builder.router, verifier: verifier)
     builder.addServices(
         TimerScheduler(
             database: builder.database, handlers: delivery.timerHandlers,

@@ -11,7 +11,9 @@ import TestSupport
 
 /// The real matching application on a fresh database and vhost, with campus places already in its read model.
 struct MatchingTestApp: ServiceTestApp {
-    static let migrations = ["Services/Matching/Core/Migrations", "Services/Matching/Tutoring/Migrations"]
+    static let migrations = [
+        "Services/Matching/Core/Migrations", "Services/Matching/Tutoring/Migrations", "Services/Matching/Exchange/Migrations",
+    ]
 
     /// Fixture places around the Helsinki campus: Porthania and Metsätalo are 285 m apart.
     static let unicafe = PlaceSnapshot(

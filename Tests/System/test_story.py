@@ -2,7 +2,7 @@
 
 import uuid
 
-from conftest import Student, eventually
+from conftest import ROOT, Student, eventually
 
 
 def find(student, query, kind):
@@ -170,3 +170,64 @@ def test_a_student_and_a_tutor_find_each_other_by_swiping_and_talk_until_one_unm
     finally:
         saara_socket.close()
         matti_socket.close()
+
+
+def test_two_students_swap_snacks_from_a_photo_to_a_review(system):
+    """Snack Exchange through the gateway: a photo, a listing at a building, found by typing, agreed, chatted about,
+    completed by both and reviewed by both; the owner's rating shows on their listings."""
+    word = f"Fazer{uuid.uuid4().hex[:6]}"
+    liisa = Student("Liisa")
+    tuomas = Student("Tuomas")
+    liisa_socket, tuomas_socket = liisa.socket(), tuomas.socket()
+    try:
+        photo = (ROOT / "Tests/MediaTests/Fixtures/phone-photo.jpg").read_bytes()
+        uploaded = liisa.http.post("/v1/media", content=photo, headers={"Content-Type": "image/jpeg"})
+        assert uploaded.status_code == 201, uploaded.text
+        photo_id = uploaded.json()["id"]
+        building = find(liisa, "porthania", "building")
+
+        # The listing takes the photo once matching has heard it is Liisa's, and the building's point.
+        listing = liisa.when_known("POST", "/v1/listings", {
+            "offered": f"{word} Sininen chocolate bars", "wanted": ["Karl Fazer mints", "oat milk"],
+            "category": "sweet", "place": {"placeId": building["id"]}, "photoId": photo_id,
+        }).json()
+        assert listing["status"] == "active" and listing["place"]["placeId"].lower() == building["id"].lower()
+        assert tuomas.post("/v1/listings", {"offered": "Chips", "category": "crisps", "place": {"lat": 60.17, "lon": 24.95}}
+                           ).status_code == 400
+
+        # Tuomas finds it by typing with a typo, then sees the photo.
+        found = tuomas.get("/v1/listings", q=word[:-1].lower() + "x")
+        assert found.status_code == 200, found.text
+        assert listing["id"] in [entry["id"] for entry in found.json()["listings"]]
+        assert tuomas.get(f"/v1/media/{photo_id}", size="small").status_code == 200
+
+        agreed = tuomas.post(f"/v1/listings/{listing['id']}/agree", {"offering": "a bag of mints"})
+        assert agreed.status_code == 201, agreed.text
+        exchange = agreed.json()
+        retried = tuomas.post(f"/v1/listings/{listing['id']}/agree", {"offering": "a bag of mints"})
+        assert retried.status_code in (200, 201) and retried.json()["id"] == exchange["id"], retried.text
+        assert Student("Aada").post(f"/v1/listings/{listing['id']}/agree", {}).status_code == 409
+        assert liisa_socket.wait_for("exchange.agreed", exchangeId=exchange["id"]) is not None
+
+        # They chat to meet, then both mark it done and review each other once.
+        chat = f"/v1/conversations/{exchange['id']}"
+        assert tuomas.when_known("GET", f"{chat}/messages", expected=200)
+        text = "At Porthania's door at noon?"
+        assert tuomas.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": text}).status_code == 201
+        assert liisa_socket.wait_for("message.sent", text=text) is not None
+        assert liisa.post(f"/v1/exchanges/{exchange['id']}/review", {"stars": 5}).status_code == 409
+        for student in (liisa, tuomas):
+            assert student.post(f"/v1/exchanges/{exchange['id']}/complete").status_code == 200
+        assert liisa.get(f"/v1/exchanges/{exchange['id']}").json()["status"] == "exchanged"
+        assert liisa.get(f"/v1/listings/{listing['id']}").json()["status"] == "exchanged"
+        for socket in (liisa_socket, tuomas_socket):
+            assert socket.wait_for("conversation.closed") is not None
+        assert tuomas.post(f"/v1/exchanges/{exchange['id']}/review", {"stars": 4, "text": "Tasty, on time"}).status_code == 201
+        assert tuomas.post(f"/v1/exchanges/{exchange['id']}/review", {"stars": 1}).status_code == 409
+        assert liisa.post(f"/v1/exchanges/{exchange['id']}/review", {"stars": 5}).status_code == 201
+
+        mine = liisa.get("/v1/listings", mine="true").json()["listings"]
+        assert mine[0]["owner"]["rating"] == 4 and mine[0]["owner"]["reviews"] == 1
+    finally:
+        liisa_socket.close()
+        tuomas_socket.close()

@@ -3,10 +3,10 @@ import Foundation
 import Messaging
 import Postgres
 
-/// Matching's read models of places and users, kept from their services' events for every flow; an event older
-/// than what is held changes nothing.
+/// Matching's read models of places, users and images, kept from their services' events for every flow; an event
+/// older than what is held changes nothing.
 public enum ReadModels {
-    /// What matching handles of places' and accounts' events.
+    /// What matching handles of places', accounts' and media's events.
     public static var handlers: EventHandlers {
         var handlers = EventHandlers()
         handlers.on(PlaceUpserted.self, from: "places") { event, connection in
@@ -24,6 +24,12 @@ public enum ReadModels {
         }
         handlers.on(UserUpdated.self, from: "accounts") { event, connection in
             try applyUser(event.user, version: event.version, on: connection)
+        }
+        handlers.on(MediaStored.self, from: "media") { event, connection in
+            try applyImage(event, on: connection)
+        }
+        handlers.on(MediaDeleted.self, from: "media") { event, connection in
+            try applyImageDeleted(event, on: connection)
         }
         return handlers
     }
@@ -52,6 +58,36 @@ public enum ReadModels {
                 bio = excluded.bio, version = excluded.version
             WHERE users.version < excluded.version
             """)
+    }
+
+    public static func applyImage(_ event: MediaStored, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            INSERT INTO media (id, owner_id, campus, deleted, version)
+            VALUES (\(event.mediaId), \(event.ownerId), \(event.campus), false, \(event.version))
+            ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, campus = excluded.campus, deleted = false,
+                version = excluded.version
+            WHERE media.version < excluded.version
+            """)
+    }
+
+    /// Marks an image deleted; a deletion that overtakes its image leaves a tombstone, so that the late
+    /// `media.stored` (version 1) cannot bring the image back.
+    public static func applyImageDeleted(_ event: MediaDeleted, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            INSERT INTO media (id, owner_id, campus, deleted, version)
+            VALUES (\(event.mediaId), \(event.ownerId), NULL, true, \(event.version))
+            ON CONFLICT (id) DO UPDATE SET deleted = true, version = excluded.version
+            WHERE media.version < excluded.version
+            """)
+    }
+
+    /// Whether `id` is an image `owner` stored and has not deleted.
+    public static func isOwnImage(_ id: UUID, owner: UUID, on connection: PostgresConnection) throws -> Bool {
+        try !connection.query(
+            "SELECT 1 AS own FROM media WHERE id = \(id) AND owner_id = \(owner) AND NOT deleted"
+        ).isEmpty
     }
 
     /// A live place of the campus of the given kind (any kind when nil), or 404 naming `what`.

@@ -1,0 +1,29 @@
+import Contracts
+import Foundation
+import Hummingbird
+import MatchingCore
+import Postgres
+import ServiceKit
+
+/// The exchange flow (Snack Exchange) as the matching executable wires it: its tables, its events, its routes.
+public struct ExchangeFlow: Sendable {
+    public static let name = "exchange"
+
+    /// What the flow publishes: its own events and the generic match events.
+    public static let publishes = [
+        ExchangeAgreed.type, ExchangeCancelled.type, ExchangeCompleted.type, MatchOpened.type, MatchClosed.type,
+    ]
+
+    /// The flow's tables, applied after matching's shared ones.
+    public static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+
+    let repository: ExchangePostgresRepository
+
+    public init(database: PostgresPool) {
+        repository = ExchangePostgresRepository(database: database)
+    }
+
+    public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
+        ExchangeController(repository: repository).addRoutes(to: router, verifier: verifier)
+    }
+}
