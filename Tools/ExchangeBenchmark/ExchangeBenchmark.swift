@@ -26,7 +26,9 @@ struct ExchangeBenchmark: AsyncParsableCommand {
     static let center = GeoPoint(lat: 60.1719, lon: 24.9492)
     static let span = 0.02
 
-    static let brands = ["Fazer", "Panda", "Marabou", "Brunberg", "Oululainen", "Taffel", "Estrella", "Hartwall", "Valio", "Paulig"]
+    static let brands = [
+        "Fazer", "Panda", "Marabou", "Brunberg", "Oululainen", "Taffel", "Estrella", "Hartwall", "Valio", "Paulig",
+    ]
     static let snacks = [
         "Sininen", "Täyspaahto", "Salmiakki", "Lakritsi", "Geisha", "Dumle", "Tupla", "Kismet", "Pätkis", "Jaffa",
         "Omenamehu", "Karjalanpiirakka", "Ruisleipä", "Pulla", "Korvapuusti", "Mustikkapiirakka", "Sipsit", "Popcorn",
@@ -34,7 +36,9 @@ struct ExchangeBenchmark: AsyncParsableCommand {
         "Vihersmoothie", "Hedelmäsalaatti", "Juustosämpylä", "Leipäjuusto", "Marianne",
     ]
     static let categories: [ListingCategory] = [.sweet, .salty, .drink, .healthy, .other]
-    static let syllables = ["ka", "pu", "lä", "mö", "ri", "sa", "to", "vi", "ne", "jo", "hä", "ku", "ly", "pe", "so", "ta", "mi", "rö"]
+    static let syllables = [
+        "ka", "pu", "lä", "mö", "ri", "sa", "to", "vi", "ne", "jo", "hä", "ku", "ly", "pe", "so", "ta", "mi", "rö",
+    ]
 
     func run() async throws {
         let logger = Logger(label: "exchange-benchmark")
@@ -43,12 +47,15 @@ struct ExchangeBenchmark: AsyncParsableCommand {
             logger: logger)
         let repository = ExchangePostgresRepository(database: database)
         var random = SeededRandom(seed: 7)
-        let owners = (0..<max(1, listings / 5)).map { Caller(userId: UUID(), campus: "helsinki.fi", name: "Student \($0)") }
+        let owners = (0..<max(1, listings / 5)).map {
+            Caller(userId: UUID(), campus: "helsinki.fi", name: "Student \($0)")
+        }
         var creates: [BenchmarkJob] = []
         for _ in 0..<listings {
             let owner = owners[Int(random.next() % UInt64(owners.count))]
             let draft = ListingDraft(
-                offered: Self.snackName(&random), wanted: (0..<Int(random.next() % 4)).map { _ in Self.snackName(&random) },
+                offered: Self.snackName(&random),
+                wanted: (0..<Int(random.next() % 4)).map { _ in Self.snackName(&random) },
                 category: Self.categories[Int(random.next() % UInt64(Self.categories.count))],
                 place: .point(Self.point(&random)), photoId: nil, note: nil)
             creates.append { _ = try await repository.createListing(id: nil, draft, caller: owner) }
@@ -105,7 +112,9 @@ struct ExchangeBenchmark: AsyncParsableCommand {
 
     /// A brand or a snack, in lower case and without accents some of the time, as people type.
     static func word(_ random: inout SeededRandom) -> String {
-        let word = random.next() % 3 == 0 ? brands[Int(random.next() % UInt64(brands.count))] : snacks[Int(random.next() % UInt64(snacks.count))]
+        let word =
+            random.next() % 3 == 0
+            ? brands[Int(random.next() % UInt64(brands.count))] : snacks[Int(random.next() % UInt64(snacks.count))]
         return random.next() % 2 == 0 ? word.lowercased().folding(options: .diacriticInsensitive, locale: nil) : word
     }
 
