@@ -89,8 +89,10 @@ let package = Package(
         // Matching: one executable that wires the flows, each a library over the core they share.
         .executableTarget(
             name: "Matching",
-            dependencies: ["MatchingCore", "Delivery", "Tutoring", "Exchange", "ServiceKit", "Messaging", .hummingbird],
-            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring", "Exchange"],
+            dependencies: [
+                "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "ServiceKit", "Messaging", .hummingbird,
+            ],
+            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring", "Exchange", "Rides"],
             resources: [.copy("openapi.yaml")]),
         .target(
             name: "MatchingCore",
@@ -108,6 +110,10 @@ let package = Package(
             name: "Exchange",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
             path: "Services/Matching/Exchange", resources: [.copy("Migrations")]),
+        .target(
+            name: "Rides",
+            dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging],
+            path: "Services/Matching/Rides", resources: [.copy("Migrations")]),
 
         // Media: the executable serves images; keeping them (the tables, the image store, uploads) and reading,
         // checking and re-encoding them with libvips are libraries, which the benchmark shares.
@@ -207,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "MatchingTests",
             dependencies: [
-                "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "TestSupport", "ServiceKit", "Messaging", "Postgres",
                 "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),

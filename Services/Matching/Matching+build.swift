@@ -5,18 +5,23 @@ import Hummingbird
 import Logging
 import MatchingCore
 import Messaging
+import Rides
 import ServiceKit
 import Tutoring
 
-/// Matching's part of the system: the read models every flow shares, the flows (delivery, tutoring, exchange) with
-/// their routes and timers, and the one scheduler that works the timers of all of them.
+/// Matching's part of the system: the read models every flow shares, the flows (delivery, tutoring, exchange, rides)
+/// with their routes and timers, and the one scheduler that works the timers of all of them.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let schedulerInterval = try EnvironmentReader(values: configuration.environment)
         .double("SCHEDULER_INTERVAL_SECONDS", in: 0.05...60) ?? 0.5
-    let publishes = Set(DeliveryFlow.publishes + TutoringFlow.publishes + ExchangeFlow.publishes).sorted()
+    let publishes = Set(
+        DeliveryFlow.publishes + TutoringFlow.publishes + ExchangeFlow.publishes + RidesFlow.publishes
+    ).sorted()
     var builder = try await ServiceBuilder(
         configuration, logger: logger,
-        migrations: [MatchingMigrations.directory, TutoringFlow.migrations, ExchangeFlow.migrations],
+        migrations: [
+            MatchingMigrations.directory, TutoringFlow.migrations, ExchangeFlow.migrations, RidesFlow.migrations,
+        ],
         topology: Topology(service: "matching", publishes: publishes, handlers: ReadModels.handlers),
         bundle: .module)
     let verifier = try await builder.accessTokenVerifier()
@@ -24,9 +29,11 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     delivery.addRoutes(to: builder.router, verifier: verifier)
     TutoringFlow(database: builder.database).addRoutes(to: builder.router, verifier: verifier)
     ExchangeFlow(database: builder.database).addRoutes(to: builder.router, verifier: verifier)
+    let rides = try RidesFlow(database: builder.database, configuration: configuration)
+    rides.addRoutes(to: builder.router, verifier: verifier)
     builder.addServices(
         TimerScheduler(
-            database: builder.database, handlers: delivery.timerHandlers,
+            database: builder.database, handlers: delivery.timerHandlers.merging(rides.timerHandlers),
             interval: .milliseconds(Int(schedulerInterval * 1000)), logger: logger))
     return try builder.build()
 }

@@ -1,7 +1,7 @@
 import ServiceKit
 
-/// The matching service: every flow that matches two students (delivery, tutoring, exchange), over the read models,
-/// timers and generic match they share.
+/// The matching service: every flow that matches two students (delivery, tutoring, exchange, rides), over the read
+/// models, timers and generic match they share.
 @main
 struct Matching {
     static func main() async {

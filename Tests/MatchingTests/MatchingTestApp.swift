@@ -13,6 +13,7 @@ import TestSupport
 struct MatchingTestApp: ServiceTestApp {
     static let migrations = [
         "Services/Matching/Core/Migrations", "Services/Matching/Tutoring/Migrations", "Services/Matching/Exchange/Migrations",
+        "Services/Matching/Rides/Migrations",
     ]
 
     /// Fixture places around the Helsinki campus: Porthania and Metsätalo are 285 m apart.

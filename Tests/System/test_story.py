@@ -231,3 +231,48 @@ def test_two_students_swap_snacks_from_a_photo_to_a_review(system):
     finally:
         liisa_socket.close()
         tuomas_socket.close()
+
+
+def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system):
+    """My Driver through the gateway: a driver online near the rider hears the request on their socket, accepts,
+    the rider hears it with the driver's car and position, they chat, and the ride goes to its end."""
+    pickup = {"lat": 60.1690 + (uuid.uuid4().int % 1000) / 1e6, "lon": 24.9400}
+    ville = Student("Ville")
+    rosa = Student("Rosa")
+    assert ville.http.put("/v1/rides/driver", json={"car": "Blue Toyota Yaris, ABC-123", "seats": 3}).status_code == 200
+    online = ville.http.put("/v1/rides/driver/location", json={"lat": pickup["lat"] + 0.0004, "lon": pickup["lon"]})
+    assert online.status_code in (200, 204), online.text
+    ville_socket, rosa_socket = ville.socket(), rosa.socket()
+    try:
+        asked = rosa.post("/v1/rides", {"pickup": pickup, "note": "By the station's clock"})
+        assert asked.status_code == 201, asked.text
+        ride = asked.json()
+        assert rosa.post("/v1/rides", {"pickup": pickup}).status_code == 409
+        assert ville_socket.wait_for("ride.offered", rideId=ride["id"]) is not None
+
+        near = ville.get("/v1/rides/requests", lat=pickup["lat"] + 0.0004, lon=pickup["lon"], radius=1000).json()
+        mine = [request for request in near["requests"] if request["id"] == ride["id"]]
+        assert mine and 30 < mine[0]["distanceMeters"] < 60
+        assert rosa.post(f"/v1/rides/{ride['id']}/accept").status_code in (400, 409)
+        accepted = ville.post(f"/v1/rides/{ride['id']}/accept")
+        assert accepted.status_code == 200, accepted.text
+        heard = rosa_socket.wait_for("ride.accepted", rideId=ride["id"])
+        assert heard is not None and heard["data"]["driver"]["car"] == "Blue Toyota Yaris, ABC-123"
+        shown = rosa.get(f"/v1/rides/{ride['id']}").json()
+        assert shown["status"] == "accepted" and shown["driver"]["position"]["lat"] == pickup["lat"] + 0.0004
+
+        chat = f"/v1/conversations/{shown['matchId']}"
+        assert ville.when_known("GET", f"{chat}/messages", expected=200)
+        assert ville.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Two minutes away"}).status_code == 201
+        assert rosa_socket.wait_for("message.sent", text="Two minutes away") is not None
+        for step in ("arrived", "started", "completed"):
+            answer = ville.post(f"/v1/rides/{ride['id']}/{step}")
+            assert answer.status_code == 200, answer.text
+            assert rosa_socket.wait_for(f"ride.{step}", rideId=ride["id"]) is not None
+        assert rosa_socket.wait_for("conversation.closed") is not None
+        finished = rosa.get(f"/v1/rides/{ride['id']}").json()
+        assert finished["status"] == "completed" and finished["driver"].get("position") is None
+    finally:
+        ville_socket.close()
+        rosa_socket.close()
+        ville.http.delete("/v1/rides/driver/location")

@@ -104,4 +104,24 @@ public enum ReadModels {
         else { throw MatchingError.notFound(what) }
         return PlaceReference(placeId: id, name: try row.decode("name"))
     }
+
+    /// The point of a place choice: the point itself, or a live place of the campus (404 naming `what`).
+    public static func location(
+        of choice: PlaceChoice, campus: String, what: String, on connection: PostgresConnection
+    ) throws -> (point: GeoPoint, placeId: UUID?) {
+        switch choice {
+        case .point(let point):
+            return (point, nil)
+        case .place(let placeId):
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT latitude, longitude FROM places
+                    WHERE id = \(placeId) AND campus = \(campus) AND NOT is_retired
+                    """
+                ).first
+            else { throw MatchingError.notFound(what) }
+            return (GeoPoint(lat: try row.decode("latitude"), lon: try row.decode("longitude")), placeId)
+        }
+    }
 }

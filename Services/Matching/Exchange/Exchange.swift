@@ -32,17 +32,6 @@ public enum ExchangeStatus: String, Codable, Sendable, PostgresDecodable {
     }
 }
 
-/// A point on the map, in degrees.
-public struct GeoPoint: Codable, Sendable, Equatable {
-    public var lat: Double
-    public var lon: Double
-
-    public init(lat: Double, lon: Double) {
-        self.lat = lat
-        self.lon = lon
-    }
-}
-
 /// Where a listing's snack is: a point, and the place it was given as when it was given as one.
 public struct ListingPlace: Codable, Sendable, Equatable {
     public var lat: Double
@@ -114,12 +103,6 @@ public struct ExchangeReview: Codable, Sendable, Equatable {
     public var stars: Int
     public var text: String?
     public var createdAt: Date
-}
-
-/// Where a listing's snack is, as a request gives it: a point, or a place of the campus.
-public enum PlaceChoice: Sendable, Equatable {
-    case point(GeoPoint)
-    case place(UUID)
 }
 
 /// A listing's content, validated: what creating writes and what an edit leaves after it.
@@ -266,25 +249,7 @@ public enum ExchangeRules {
 
     /// A point or a place id, exactly one of them.
     static func place(lat: Double?, lon: Double?, placeId: UUID?) throws -> PlaceChoice {
-        switch (lat, lon, placeId) {
-        case (nil, nil, let placeId?):
-            return .place(placeId)
-        case (let lat?, let lon?, nil):
-            return .point(try point(lat: lat, lon: lon, field: "place"))
-        default:
-            throw MatchingError.invalid(field: "place", "place is a point {\"lat\", \"lon\"} or a place {\"placeId\"}.")
-        }
-    }
-
-    /// A latitude from -90 to 90 and a longitude from -180 to 180.
-    static func point(lat: Double, lon: Double, field: String) throws -> GeoPoint {
-        guard lat.isFinite, (-90...90).contains(lat) else {
-            throw MatchingError.invalid(field: "\(field).lat", "\(field).lat is a latitude from -90 to 90.")
-        }
-        guard lon.isFinite, (-180...180).contains(lon) else {
-            throw MatchingError.invalid(field: "\(field).lon", "\(field).lon is a longitude from -180 to 180.")
-        }
-        return GeoPoint(lat: lat, lon: lon)
+        try PlaceChoice.validated(lat: lat, lon: lon, placeId: placeId, field: "place")
     }
 
     /// `near` as `lat,lon`.

@@ -572,20 +572,7 @@ public struct ExchangePostgresRepository: Sendable {
     static func location(of place: PlaceChoice, caller: Caller, on connection: PostgresConnection) throws
         -> (point: GeoPoint, placeId: UUID?)
     {
-        switch place {
-        case .point(let point):
-            return (point, nil)
-        case .place(let placeId):
-            guard
-                let row = try connection.query(
-                    """
-                    SELECT latitude, longitude FROM places
-                    WHERE id = \(placeId) AND campus = \(caller.campus) AND NOT is_retired
-                    """
-                ).first
-            else { throw MatchingError.notFound("place") }
-            return (GeoPoint(lat: try row.decode("latitude"), lon: try row.decode("longitude")), placeId)
-        }
+        try ReadModels.location(of: place, campus: caller.campus, what: "place", on: connection)
     }
 
     /// 404 naming `photoId` unless it is an image the caller stored and has not deleted.
@@ -597,7 +584,7 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     static func geography(_ point: GeoPoint) -> SQL {
-        "ST_SetSRID(ST_MakePoint(\(point.lon)::double precision, \(point.lat)::double precision), 4326)::geography"
+        point.geography
     }
 
     /// The words of `text` as a search compares them: lower case, without accents, split at spaces and punctuation

@@ -1,0 +1,51 @@
+import Foundation
+import Postgres
+
+/// A point on the map, in degrees.
+public struct GeoPoint: Codable, Sendable, Equatable {
+    public var lat: Double
+    public var lon: Double
+
+    public init(lat: Double, lon: Double) {
+        self.lat = lat
+        self.lon = lon
+    }
+
+    /// A latitude from -90 to 90 and a longitude from -180 to 180; a problem names `field.lat` or `field.lon`
+    /// (plain `lat` or `lon` when `field` is nil).
+    public static func validated(lat: Double, lon: Double, field: String?) throws -> GeoPoint {
+        let prefix = field.map { "\($0)." } ?? ""
+        guard lat.isFinite, (-90...90).contains(lat) else {
+            throw MatchingError.invalid(field: "\(prefix)lat", "\(prefix)lat is a latitude from -90 to 90.")
+        }
+        guard lon.isFinite, (-180...180).contains(lon) else {
+            throw MatchingError.invalid(field: "\(prefix)lon", "\(prefix)lon is a longitude from -180 to 180.")
+        }
+        return GeoPoint(lat: lat, lon: lon)
+    }
+
+    /// The point as a PostGIS geography (SRID 4326), for SQL.
+    public var geography: SQL {
+        "ST_SetSRID(ST_MakePoint(\(lon)::double precision, \(lat)::double precision), 4326)::geography"
+    }
+}
+
+/// Where something is, as a request gives it: a point, or a place of the caller's campus.
+public enum PlaceChoice: Sendable, Equatable {
+    case point(GeoPoint)
+    case place(UUID)
+
+    /// A point `{lat, lon}` or a place `{placeId}`, exactly one of them; a problem names `field`.
+    public static func validated(lat: Double?, lon: Double?, placeId: UUID?, field: String) throws
+        -> PlaceChoice
+    {
+        switch (lat, lon, placeId) {
+        case (nil, nil, let placeId?):
+            return .place(placeId)
+        case (let lat?, let lon?, nil):
+            return .point(try GeoPoint.validated(lat: lat, lon: lon, field: field))
+        default:
+            throw MatchingError.invalid(field: field, "\(field) is a point {\"lat\", \"lon\"} or a place {\"placeId\"}.")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Contracts
+import Foundation
+import Hummingbird
+import MatchingCore
+import ServiceKit
+
+/// The rides flow's API: the driver's profile and position, the rider's request, open requests near a driver, and
+/// the ride one driver accepts and marks, all on the caller's campus.
+struct RidesController: Sendable {
+    let repository: RidesPostgresRepository
+
+    func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
+        let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
+        group.put("/v1/rides/driver", use: saveDriver)
+        group.get("/v1/rides/driver", use: driver)
+        group.put("/v1/rides/driver/location", use: reportPosition)
+        group.delete("/v1/rides/driver/location", use: goOffline)
+        group.post("/v1/rides", use: requestRide)
+        group.get("/v1/rides/requests", use: openRequests)
+        group.get("/v1/rides/{id}", use: ride)
+        group.post("/v1/rides/{id}/cancel", use: cancel)
+        group.post("/v1/rides/{id}/accept", use: accept)
+        group.post("/v1/rides/{id}/arrived") { try await mark(.arrived, request: $0, context: $1) }
+        group.post("/v1/rides/{id}/started") { try await mark(.started, request: $0, context: $1) }
+        group.post("/v1/rides/{id}/completed") { try await mark(.completed, request: $0, context: $1) }
+    }
+
+    struct DriverRequest: Decodable {
+        var car: String
+        var seats: Int
+    }
+
+    struct PositionRequest: Decodable {
+        var lat: Double
+        var lon: Double
+    }
+
+    /// A point `{lat, lon}` or a place `{placeId}`.
+    struct SpotRequest: Decodable {
+        var lat: Double?
+        var lon: Double?
+        var placeId: UUID?
+
+        func validated(field: String) throws -> PlaceChoice {
+            try PlaceChoice.validated(lat: lat, lon: lon, placeId: placeId, field: field)
+        }
+    }
+
+    struct RideRequestBody: Decodable {
+        /// The client's id for the request: a retry with the same id returns the first result.
+        var id: UUID?
+        var pickup: SpotRequest
+        var dropoff: SpotRequest?
+        var note: String?
+    }
+
+    func saveDriver(request: Request, context: ServiceRequestContext) async throws -> Driver {
+        let input = try await request.decodeJSON(as: DriverRequest.self, context: context)
+        return try await repository.saveDriver(
+            car: try RideRules.car(input.car), seats: try RideRules.seats(input.seats), caller: try context.caller())
+    }
+
+    func driver(request: Request, context: ServiceRequestContext) async throws -> Driver {
+        guard let driver = try await repository.driver(caller: try context.caller()) else {
+            throw MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
+        }
+        return driver
+    }
+
+    func reportPosition(request: Request, context: ServiceRequestContext) async throws -> Driver {
+        let input = try await request.decodeJSON(as: PositionRequest.self, context: context)
+        let point = try GeoPoint.validated(lat: input.lat, lon: input.lon, field: nil)
+        return try await repository.reportPosition(point, caller: try context.caller())
+    }
+
+    func goOffline(request: Request, context: ServiceRequestContext) async throws -> Driver {
+        try await repository.goOffline(caller: try context.caller())
+    }
+
+    func requestRide(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Ride> {
+        let input = try await request.decodeJSON(as: RideRequestBody.self, context: context)
+        let draft = RideDraft(
+            pickup: try input.pickup.validated(field: "pickup"),
+            dropoff: try input.dropoff?.validated(field: "dropoff"), note: try RideRules.note(input.note))
+        let ride = try await repository.requestRide(id: input.id, draft, caller: try context.caller())
+        return EditedResponse(status: .created, response: ride)
+    }
+
+    func openRequests(request: Request, context: ServiceRequestContext) async throws -> RideRequestList {
+        let parameters = request.uri.queryParameters
+        let near = try RideRules.near(lat: parameters.get("lat"), lon: parameters.get("lon"))
+        return try await repository.openRequests(
+            near: near, radiusMeters: try RideRules.radius(parameters.get("radius")),
+            limit: try RideRules.limit(parameters.get("limit")), caller: try context.caller())
+    }
+
+    func ride(request: Request, context: ServiceRequestContext) async throws -> Ride {
+        guard let ride = try await repository.ride(try context.id("ride"), caller: try context.caller()) else {
+            throw MatchingError.notFound("ride")
+        }
+        return ride
+    }
+
+    func cancel(request: Request, context: ServiceRequestContext) async throws -> Ride {
+        try await repository.cancel(try context.id("ride"), caller: try context.caller())
+    }
+
+    func accept(request: Request, context: ServiceRequestContext) async throws -> Ride {
+        try await repository.accept(try context.id("ride"), caller: try context.caller())
+    }
+
+    func mark(_ step: RideStep, request: Request, context: ServiceRequestContext) async throws -> Ride {
+        try await repository.mark(try context.id("ride"), step, caller: try context.caller())
+    }
+}
+
+extension Driver: ResponseEncodable {}
+extension Ride: ResponseEncodable {}
+extension RideRequestList: ResponseEncodable {}

@@ -1,0 +1,36 @@
+import Contracts
+import Foundation
+import Hummingbird
+import MatchingCore
+import Postgres
+import ServiceKit
+
+/// The rides flow (My Driver) as the matching executable wires it: its tables, its events, its timers, its routes.
+public struct RidesFlow: Sendable {
+    public static let name = "rides"
+
+    /// What the flow publishes: its own events and the generic match events.
+    public static let publishes = [
+        RideOffered.type, RideAccepted.type, RideCancelled.type, RideReopened.type, RideArrived.type, RideStarted.type,
+        RideCompleted.type, RideExpired.type, MatchOpened.type, MatchClosed.type,
+    ]
+
+    /// The flow's tables, applied after matching's shared ones.
+    public static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+
+    let repository: RidesPostgresRepository
+    let settings: RideSettings
+
+    public init(database: PostgresPool, configuration: ServiceConfiguration) throws {
+        settings = try RideSettings(configuration)
+        repository = RidesPostgresRepository(database: database, settings: settings)
+    }
+
+    public var timerHandlers: TimerHandlers {
+        RidesPostgresRepository.timerHandlers(settings: settings)
+    }
+
+    public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
+        RidesController(repository: repository).addRoutes(to: router, verifier: verifier)
+    }
+}

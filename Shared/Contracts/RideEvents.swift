@@ -1,0 +1,207 @@
+import Foundation
+
+/// Where a ride starts or ends: a point, and the place it was given as when it was given as one.
+public struct RideSpot: Codable, Sendable, Equatable {
+    public var lat: Double
+    public var lon: Double
+    public var placeId: UUID?
+    public var name: String?
+
+    public init(lat: Double, lon: Double, placeId: UUID? = nil, name: String? = nil) {
+        self.lat = lat
+        self.lon = lon
+        self.placeId = placeId
+        self.name = name
+    }
+}
+
+/// A driver's latest position and when it arrived.
+public struct DriverPosition: Codable, Sendable, Equatable {
+    public var lat: Double
+    public var lon: Double
+    public var at: Date
+
+    public init(lat: Double, lon: Double, at: Date) {
+        self.lat = lat
+        self.lon = lon
+        self.at = at
+    }
+}
+
+/// The driver of a ride as its rider sees them: never an email, their car, where they are.
+public struct RideDriver: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var car: String
+    public var seats: Int
+    /// While the ride is accepted and not finished, when the driver has sent one.
+    public var position: DriverPosition?
+
+    public init(id: UUID, name: String, car: String, seats: Int, position: DriverPosition?) {
+        self.id = id
+        self.name = name
+        self.car = car
+        self.seats = seats
+        self.position = position
+    }
+}
+
+/// A ride request was offered to one nearby online driver: their socket hears it with how far the pickup is.
+public struct RideOffered: Event, Equatable {
+    public static let type = "ride.offered"
+    public var rideId: UUID
+    public var campus: String
+    public var riderName: String
+    public var pickup: RideSpot
+    public var dropoff: RideSpot?
+    public var note: String?
+    /// From the driver's latest position to the pickup.
+    public var distanceMeters: Double
+    /// The request's end when nobody accepts it.
+    public var expiresAt: Date
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(
+        rideId: UUID, campus: String, riderName: String, pickup: RideSpot, dropoff: RideSpot?, note: String?,
+        driverId: UUID, distanceMeters: Double, expiresAt: Date, version: Int64
+    ) {
+        self.rideId = rideId
+        self.campus = campus
+        self.riderName = riderName
+        self.pickup = pickup
+        self.dropoff = dropoff
+        self.note = note
+        self.distanceMeters = distanceMeters
+        self.expiresAt = expiresAt
+        self.recipients = [driverId]
+        self.version = version
+    }
+}
+
+/// A driver accepted a ride: the rider is told who comes, in what car, from where; chat opens from `match.opened`.
+public struct RideAccepted: Event, Equatable {
+    public static let type = "ride.accepted"
+    public var rideId: UUID
+    /// The match, and so the chat, of this rider and driver.
+    public var matchId: UUID
+    public var campus: String
+    public var driver: RideDriver
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, matchId: UUID, campus: String, riderId: UUID, driver: RideDriver, version: Int64) {
+        self.rideId = rideId
+        self.matchId = matchId
+        self.campus = campus
+        self.driver = driver
+        self.recipients = [riderId]
+        self.version = version
+    }
+}
+
+/// A ride was called off: its driver is told when the rider cancels (or, before anyone accepted, the drivers it was
+/// offered to).
+public struct RideCancelled: Event, Equatable {
+    public static let type = "ride.cancelled"
+    public var rideId: UUID
+    public var cancelledBy: UUID
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, cancelledBy: UUID, recipients: [UUID], version: Int64) {
+        self.rideId = rideId
+        self.cancelledBy = cancelledBy
+        self.recipients = recipients
+        self.version = version
+    }
+}
+
+/// The driver of a ride gave it up: the request is open again and offered anew, and the rider is told.
+public struct RideReopened: Event, Equatable {
+    public static let type = "ride.reopened"
+    public var rideId: UUID
+    /// The driver who gave it up.
+    public var driverId: UUID
+    public var expiresAt: Date
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, driverId: UUID, riderId: UUID, expiresAt: Date, version: Int64) {
+        self.rideId = rideId
+        self.driverId = driverId
+        self.expiresAt = expiresAt
+        self.recipients = [riderId]
+        self.version = version
+    }
+}
+
+/// The driver is at the pickup.
+public struct RideArrived: Event, Equatable {
+    public static let type = "ride.arrived"
+    public var rideId: UUID
+    public var driverId: UUID
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, driverId: UUID, riderId: UUID, version: Int64) {
+        self.rideId = rideId
+        self.driverId = driverId
+        self.recipients = [riderId]
+        self.version = version
+    }
+}
+
+/// The rider is in the car and the ride is under way.
+public struct RideStarted: Event, Equatable {
+    public static let type = "ride.started"
+    public var rideId: UUID
+    public var driverId: UUID
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, driverId: UUID, riderId: UUID, version: Int64) {
+        self.rideId = rideId
+        self.driverId = driverId
+        self.recipients = [riderId]
+        self.version = version
+    }
+}
+
+/// The driver finished the ride; its chat closes from `match.closed`.
+public struct RideCompleted: Event, Equatable {
+    public static let type = "ride.completed"
+    public var rideId: UUID
+    public var driverId: UUID
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, driverId: UUID, riderId: UUID, version: Int64) {
+        self.rideId = rideId
+        self.driverId = driverId
+        self.recipients = [riderId]
+        self.version = version
+    }
+}
+
+/// Nobody accepted a ride request in its lifetime: the rider is told it is over.
+public struct RideExpired: Event, Equatable {
+    public static let type = "ride.expired"
+    public var rideId: UUID
+    public var recipients: [UUID]
+    public var version: Int64
+    public var aggregateId: UUID { rideId }
+
+    public init(rideId: UUID, riderId: UUID, version: Int64) {
+        self.rideId = rideId
+        self.recipients = [riderId]
+        self.version = version
+    }
+}
