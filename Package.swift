@@ -90,7 +90,8 @@ let package = Package(
         .executableTarget(
             name: "Matching",
             dependencies: [
-                "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "ServiceKit", "Messaging", .hummingbird,
+                "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "ServiceKit", "Messaging", "Contracts",
+                .hummingbird,
             ],
             path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring", "Exchange", "Rides"],
             resources: [.copy("openapi.yaml")]),

@@ -1,3 +1,4 @@
+import Contracts
 import Delivery
 import Exchange
 import Foundation
@@ -22,16 +23,23 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         migrations: [
             MatchingMigrations.directory, TutoringFlow.migrations, ExchangeFlow.migrations, RidesFlow.migrations,
         ],
-        topology: Topology(service: "matching", publishes: publishes, handlers: ReadModels.handlers),
+        topology: Topology(
+            service: "matching", publishes: publishes, handlers: ReadModels.handlers,
+            otherExchanges: [LiveFrames.exchange]),
         bundle: .module)
     let verifier = try await builder.accessTokenVerifier()
-    let delivery = try DeliveryFlow(database: builder.database, configuration: configuration)
+    // Live positions go straight to notifications' live exchange, which passes frames without seq to the sockets.
+    let live = LiveChannel(
+        exchange: LiveFrames.exchange, amqpURL: configuration.amqpURL, status: builder.brokerStatus, logger: logger)
+    let positions = PositionSender(live: live, logger: logger)
+    let delivery = try DeliveryFlow(database: builder.database, configuration: configuration, positions: positions)
     delivery.addRoutes(to: builder.router, verifier: verifier)
     TutoringFlow(database: builder.database).addRoutes(to: builder.router, verifier: verifier)
     ExchangeFlow(database: builder.database).addRoutes(to: builder.router, verifier: verifier)
-    let rides = try RidesFlow(database: builder.database, configuration: configuration)
+    let rides = try RidesFlow(database: builder.database, configuration: configuration, positions: positions)
     rides.addRoutes(to: builder.router, verifier: verifier)
     builder.addServices(
+        live,
         TimerScheduler(
             database: builder.database, handlers: delivery.timerHandlers.merging(rides.timerHandlers),
             interval: .milliseconds(Int(schedulerInterval * 1000)), logger: logger))

@@ -5,11 +5,11 @@ import Foundation
 enum FeedRouting {
     /// Where notifications sends each user's feed entries live, routing key `user.<id>`: every notifications
     /// replica binds its own exclusive queue to the users whose sockets it holds.
-    static let liveExchange = "notifications.live"
+    static let liveExchange = LiveFrames.exchange
 
     /// The routing key of a user's live messages.
     static func liveKey(_ userId: UUID) -> String {
-        "user.\(userId.uuidString.lowercased())"
+        LiveFrames.routingKey(userId)
     }
 }
 

@@ -261,6 +261,13 @@ def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system
         shown = rosa.get(f"/v1/rides/{ride['id']}").json()
         assert shown["status"] == "accepted" and shown["driver"]["position"]["lat"] == pickup["lat"] + 0.0004
 
+        # The driver's position reaches the rider's socket live, as a frame outside the feed.
+        moved = {"lat": pickup["lat"] + 0.0002, "lon": pickup["lon"]}
+        assert ville.http.put("/v1/rides/driver/location", json=moved).status_code in (200, 204)
+        frame = rosa_socket.wait(lambda frame: frame.get("type") == "location" and frame["data"]["lat"] == moved["lat"])
+        assert frame is not None and "seq" not in frame and frame["data"]["rideId"].lower() == ride["id"].lower()
+        assert ville_socket.wait(lambda frame: frame.get("type") == "location", timeout=0.5) is None
+
         chat = f"/v1/conversations/{shown['matchId']}"
         assert ville.when_known("GET", f"{chat}/messages", expected=200)
         assert ville.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Two minutes away"}).status_code == 201

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import MatchingCore
 import ServiceKit
@@ -80,6 +81,8 @@ public struct Match: Codable, Sendable, Equatable {
     public var items: String
     public var ordererCompleted: Bool
     public var delivererCompleted: Bool
+    /// The deliverer's latest position while the match is active, for the orderer to watch their food come.
+    public var delivererPosition: LivePosition?
 }
 
 /// A restaurant of the campus with open runs.

@@ -22,6 +22,7 @@ struct DeliveryController: Sendable {
         group.get("/v1/matches/{id}", use: match)
         group.post("/v1/matches/{id}/cancel", use: cancelMatch)
         group.post("/v1/matches/{id}/complete", use: completeMatch)
+        group.put("/v1/matches/{id}/location", use: reportPosition)
     }
 
     struct OpenRunRequest: Decodable {
@@ -39,6 +40,11 @@ struct DeliveryController: Sendable {
         var destinationId: UUID
         var items: String
         var runId: UUID?
+    }
+
+    struct PositionRequest: Decodable {
+        var lat: Double
+        var lon: Double
     }
 
     struct RestaurantList: ResponseEncodable {
@@ -119,6 +125,13 @@ struct DeliveryController: Sendable {
 
     func completeMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
         try await repository.completeMatch(id: try context.id("match"), caller: try context.caller())
+    }
+
+    func reportPosition(request: Request, context: ServiceRequestContext) async throws -> Match {
+        let input = try await request.decodeJSON(as: PositionRequest.self, context: context)
+        let point = try GeoPoint.validated(lat: input.lat, lon: input.lon, field: nil)
+        return try await repository.reportPosition(
+            point, matchId: try context.id("match"), caller: try context.caller())
     }
 }
 

@@ -17,14 +17,17 @@ public struct DeliveryFlow: Sendable {
 
     let repository: DeliveryPostgresRepository
     let settings: DeliverySettings
+    let positions: PositionSender
 
-    public init(database: PostgresPool, configuration: ServiceConfiguration) throws {
+    /// The flow; `positions` carries each match's deliverer's position to its orderer.
+    public init(database: PostgresPool, configuration: ServiceConfiguration, positions: PositionSender) throws {
         settings = try DeliverySettings(configuration)
-        repository = DeliveryPostgresRepository(database: database, settings: settings)
+        self.positions = positions
+        repository = DeliveryPostgresRepository(database: database, settings: settings, positions: positions)
     }
 
     public var timerHandlers: TimerHandlers {
-        DeliveryPostgresRepository.timerHandlers(settings: settings)
+        DeliveryPostgresRepository.timerHandlers(settings: settings, positions: positions)
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {

@@ -10,10 +10,12 @@ import Postgres
 public struct DeliveryPostgresRepository: Sendable {
     let database: PostgresPool
     let settings: DeliverySettings
+    let positions: PositionSender
 
-    public init(database: PostgresPool, settings: DeliverySettings) {
+    public init(database: PostgresPool, settings: DeliverySettings, positions: PositionSender = .discarding) {
         self.database = database
         self.settings = settings
+        self.positions = positions
     }
 
     private func transaction<T: Sendable>(_ body: @escaping @Sendable (DeliveryStore) throws -> T) async throws -> T {
@@ -157,14 +159,35 @@ public struct DeliveryPostgresRepository: Sendable {
         }
     }
 
+    /// The deliverer's latest position on their active match, kept until it ends; it goes to the orderer at most once
+    /// a second (the latest always). Anyone but the deliverer gets 404; a match that is over, 409.
+    public func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Caller) async throws -> Match {
+        let (match, frame) = try await transaction { store in
+            try store.reportPosition(point, matchId: matchId, caller: caller)
+        }
+        // NB: sent once committed, so that a frame never shows a position the match does not.
+        if let frame {
+            positions.send(frame.payload, to: frame.receiver)
+            // A failure here only lets the next frame follow this one a little sooner.
+            _ = try? await database.withConnection {
+                try PositionPacing.markSent(table: "matches", id: matchId, on: $0)
+            }
+        }
+        return match
+    }
+
     // MARK: Timers
 
-    /// What the flow does when its timers are due: an offer's window, a run's window, an order's lifetime.
-    static func timerHandlers(settings: DeliverySettings) -> TimerHandlers {
+    /// What the flow does when its timers are due: an offer's window, a run's window, an order's lifetime, the latest
+    /// position of a match's deliverer to its orderer.
+    static func timerHandlers(settings: DeliverySettings, positions: PositionSender) -> TimerHandlers {
         var handlers = TimerHandlers()
         for kind in DeliveryStore.TimerKind.allCases {
             handlers.on(flow: DeliveryFlow.name, kind: kind.rawValue) { target, connection in
-                try DeliveryStore(connection: connection, settings: settings).timerIsDue(kind, target)
+                // NB: sent inside the timer's transaction; a frame is only a hint, and the match holds the position.
+                if let frame = try DeliveryStore(connection: connection, settings: settings).timerIsDue(kind, target) {
+                    positions.send(frame.payload, to: frame.receiver)
+                }
             }
         }
         return handlers
@@ -173,7 +196,8 @@ public struct DeliveryPostgresRepository: Sendable {
     /// Works up to `limit` of the flow's due timers in one transaction; rows another replica holds are skipped.
     public func workDueTimers(limit: Int = 50) async throws -> Int {
         try await Timers.workDue(
-            Self.timerHandlers(settings: settings), limit: limit, on: database, logger: Logger(label: "delivery"))
+            Self.timerHandlers(settings: settings, positions: positions), limit: limit, on: database,
+            logger: Logger(label: "delivery"))
     }
 }
 
@@ -526,7 +550,8 @@ private struct DeliveryStore {
         try connection.query(
             """
             SELECT m.id, m.order_id, m.run_id, m.status, m.orderer_id, m.deliverer_id, m.orderer_completed,
-                m.deliverer_completed, o.items, coalesce(ou.name, o.orderer_name) AS orderer_name,
+                m.deliverer_completed, m.deliverer_position_at, m.deliverer_lat, m.deliverer_lon, o.items,
+                coalesce(ou.name, o.orderer_name) AS orderer_name,
                 coalesce(du.name, r.deliverer_name) AS deliverer_name,
                 p.id AS r_id, p.name AS r_name, p.latitude AS r_latitude, p.longitude AS r_longitude,
                 d.id AS d_id, d.name AS d_name, d.latitude AS d_latitude, d.longitude AS d_longitude
@@ -544,7 +569,10 @@ private struct DeliveryStore {
                 delivererName: try row.decode("deliverer_name"), restaurant: try PlaceSummary(row: row, prefix: "r_"),
                 destination: try PlaceSummary(row: row, prefix: "d_"), items: try row.decode("items"),
                 ordererCompleted: try row.decode("orderer_completed"),
-                delivererCompleted: try row.decode("deliverer_completed"))
+                delivererCompleted: try row.decode("deliverer_completed"),
+                delivererPosition: try (row.decode("deliverer_position_at") as Date?).map {
+                    LivePosition(lat: try row.decode("deliverer_lat"), lon: try row.decode("deliverer_lon"), at: $0)
+                })
         }
     }
 
@@ -561,7 +589,12 @@ private struct DeliveryStore {
         guard let order = try lockOrder(id: match.orderId) else { throw MatchingError.notFound("match") }
         _ = try run(id: match.runId, lock: true)
         let version: Int64 = try connection.query(
-            "UPDATE matches SET status = \(status.rawValue), version = version + 1 WHERE id = \(match.id) RETURNING version"
+            """
+            UPDATE matches SET status = \(status.rawValue), version = version + 1, deliverer_lat = NULL,
+                deliverer_lon = NULL, deliverer_position_at = NULL
+            WHERE id = \(match.id)
+            RETURNING version
+            """
         ).first!.decode("version")
         try connection.query("UPDATE runs SET held = held - 1, version = version + 1 WHERE id = \(match.runId)")
         let campus = order.campus
@@ -596,7 +629,12 @@ private struct DeliveryStore {
         guard let order = try lockOrder(id: match.orderId) else { return }
         _ = try run(id: match.runId, lock: true)
         let version: Int64 = try connection.query(
-            "UPDATE matches SET status = \(status.rawValue), version = version + 1 WHERE id = \(match.id) RETURNING version"
+            """
+            UPDATE matches SET status = \(status.rawValue), version = version + 1, deliverer_lat = NULL,
+                deliverer_lon = NULL, deliverer_position_at = NULL
+            WHERE id = \(match.id)
+            RETURNING version
+            """
         ).first!.decode("version")
         try connection.query("UPDATE runs SET held = held - 1, version = version + 1 WHERE id = \(match.runId)")
         try setOrderStatus(order.id, try order.status.after(.complete))
@@ -605,20 +643,62 @@ private struct DeliveryStore {
         try fillSeats(of: match.runId)
     }
 
+    // MARK: Live positions
+
+    /// Keeps the deliverer's position on their active match and paces it to the orderer: the match, and the frame to
+    /// send once committed (nil when the position waits for the match's position timer).
+    func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Caller) throws -> (Match, PendingFrame?) {
+        guard let match = try match(id: matchId, lock: true), match.delivererId == caller.userId else {
+            throw MatchingError.notFound("match")
+        }
+        guard match.status == .active else {
+            throw MatchingError.conflict("The match is \(match.status.rawValue); its position is no longer shared.")
+        }
+        try connection.query(
+            """
+            UPDATE matches SET deliverer_lat = \(point.lat)::double precision,
+                deliverer_lon = \(point.lon)::double precision, deliverer_position_at = now()
+            WHERE id = \(matchId)
+            """)
+        let updated = try self.match(id: matchId)!
+        let frame = updated.delivererPosition.map {
+            PendingFrame(.init(matchId: matchId, position: $0), to: match.ordererId)
+        }
+        let isDue = try PositionPacing.record(table: "matches", id: matchId, flow: DeliveryFlow.name, on: connection)
+        return (updated, isDue ? frame : nil)
+    }
+
+    /// The latest position of a match's deliverer, as a frame to its orderer, while the match is active.
+    func latestPositionFrame(_ matchId: UUID) throws -> PendingFrame? {
+        guard let match = try match(id: matchId), match.status == .active, let position = match.delivererPosition else {
+            return nil
+        }
+        return PendingFrame(.init(matchId: matchId, position: position), to: match.ordererId)
+    }
+
     // MARK: Timers
 
-    enum TimerKind: String, CaseIterable { case offer, run, order }
+    /// `position` is `PositionPacing.timerKind`.
+    enum TimerKind: String, CaseIterable { case offer, run, order, position }
 
     func addTimer(_ kind: TimerKind, _ target: UUID, due: Date) throws {
         try Timers.add(flow: DeliveryFlow.name, kind: kind.rawValue, target: target, due: due, on: connection)
     }
 
-    func timerIsDue(_ kind: TimerKind, _ target: UUID) throws {
+    /// Does what a timer is due for; a position timer answers the frame to send.
+    func timerIsDue(_ kind: TimerKind, _ target: UUID) throws -> PendingFrame? {
         switch kind {
         case .offer: try expireOffer(target)
         case .run: try expireRun(target)
         case .order: try expireOrder(target)
+        case .position:
+            return try PositionPacing.takePending(
+                table: "matches", id: target, flow: DeliveryFlow.name, on: connection
+            ) {
+                try latestPositionFrame(target)
+            }
         }
+        return nil
     }
 
     private func expireOffer(_ id: UUID) throws {

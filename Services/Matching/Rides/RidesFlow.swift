@@ -20,14 +20,17 @@ public struct RidesFlow: Sendable {
 
     let repository: RidesPostgresRepository
     let settings: RideSettings
+    let positions: PositionSender
 
-    public init(database: PostgresPool, configuration: ServiceConfiguration) throws {
+    /// The flow; `positions` carries each ride's driver's position to its rider.
+    public init(database: PostgresPool, configuration: ServiceConfiguration, positions: PositionSender) throws {
         settings = try RideSettings(configuration)
-        repository = RidesPostgresRepository(database: database, settings: settings)
+        self.positions = positions
+        repository = RidesPostgresRepository(database: database, settings: settings, positions: positions)
     }
 
     public var timerHandlers: TimerHandlers {
-        RidesPostgresRepository.timerHandlers(settings: settings)
+        RidesPostgresRepository.timerHandlers(settings: settings, positions: positions)
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {

@@ -11,10 +11,12 @@ import Postgres
 public struct RidesPostgresRepository: Sendable {
     let database: PostgresPool
     let settings: RideSettings
+    let positions: PositionSender
 
-    public init(database: PostgresPool, settings: RideSettings) {
+    public init(database: PostgresPool, settings: RideSettings, positions: PositionSender = .discarding) {
         self.database = database
         self.settings = settings
+        self.positions = positions
     }
 
     private func transaction<T: Sendable>(_ body: @escaping @Sendable (RideStore) throws -> T) async throws -> T {
@@ -46,8 +48,9 @@ public struct RidesPostgresRepository: Sendable {
     }
 
     /// The caller's latest position: they are online until it is older than the online window. 409 without a profile.
+    /// While they drive a ride, it also goes to its rider, at most once a second (the latest always).
     public func reportPosition(_ point: GeoPoint, caller: Caller) async throws -> Driver {
-        try await transaction { store in
+        let (driver, frame) = try await transaction { store in
             _ = try store.requireDriver(caller)
             try store.connection.query(
                 """
@@ -56,8 +59,16 @@ public struct RidesPostgresRepository: Sendable {
                 ON CONFLICT (driver_id) DO UPDATE SET campus = excluded.campus, location = excluded.location,
                     reported_at = excluded.reported_at
                 """)
-            return try store.driver(caller.userId, campus: caller.campus)!
+            let driver = try store.driver(caller.userId, campus: caller.campus)!
+            return (driver, try store.paceRidePosition(of: caller.userId))
         }
+        // NB: sent once committed, so that a frame never shows a position the ride does not.
+        if let frame, let rideId = frame.payload.rideId {
+            positions.send(frame.payload, to: frame.receiver)
+            // A failure here only lets the next frame follow this one a little sooner.
+            _ = try? await database.withConnection { try PositionPacing.markSent(table: "rides", id: rideId, on: $0) }
+        }
+        return driver
     }
 
     /// The caller goes offline: their position is forgotten. 404 without a profile.
@@ -178,12 +189,16 @@ public struct RidesPostgresRepository: Sendable {
 
     // MARK: Timers
 
-    /// What the flow does when its timers are due: the next round of offers, a request's end.
-    static func timerHandlers(settings: RideSettings) -> TimerHandlers {
+    /// What the flow does when its timers are due: the next round of offers, a request's end, the latest position of
+    /// a ride's driver to its rider.
+    static func timerHandlers(settings: RideSettings, positions: PositionSender) -> TimerHandlers {
         var handlers = TimerHandlers()
         for kind in RideStore.TimerKind.allCases {
             handlers.on(flow: RidesFlow.name, kind: kind.rawValue) { target, connection in
-                try RideStore(connection: connection, settings: settings).timerIsDue(kind, target)
+                // NB: sent inside the timer's transaction; a frame is only a hint, and the ride holds the position.
+                if let frame = try RideStore(connection: connection, settings: settings).timerIsDue(kind, target) {
+                    positions.send(frame.payload, to: frame.receiver)
+                }
             }
         }
         return handlers
@@ -192,7 +207,8 @@ public struct RidesPostgresRepository: Sendable {
     /// Works up to `limit` of the flow's due timers in one transaction; rows another replica holds are skipped.
     public func workDueTimers(limit: Int = 50) async throws -> Int {
         try await Timers.workDue(
-            Self.timerHandlers(settings: settings), limit: limit, on: database, logger: Logger(label: "rides"))
+            Self.timerHandlers(settings: settings, positions: positions), limit: limit, on: database,
+            logger: Logger(label: "rides"))
     }
 }
 
@@ -596,19 +612,54 @@ private struct RideStore {
         return try ride(rideId, visibleTo: caller)!
     }
 
+    // MARK: Live positions
+
+    /// Paces the position a driver just reported to the rider of their ride under way: the frame to send once
+    /// committed, or nil when they drive none or the position waits for the ride's position timer.
+    func paceRidePosition(of driverId: UUID) throws -> PendingFrame? {
+        guard
+            let rideId: UUID = try connection.query(
+                """
+                SELECT id FROM rides WHERE driver_id = \(driverId) AND status IN ('accepted', 'arrived', 'started')
+                FOR UPDATE
+                """
+            ).first?.decode("id"),
+            let frame = try latestPositionFrame(rideId),
+            try PositionPacing.record(table: "rides", id: rideId, flow: RidesFlow.name, on: connection)
+        else { return nil }
+        return frame
+    }
+
+    /// The latest position of a ride's driver, as a frame to its rider, while the ride is under way.
+    func latestPositionFrame(_ rideId: UUID) throws -> PendingFrame? {
+        guard let ride = try ride(rideId), ride.status.isUnderway, let position = ride.driver?.position else {
+            return nil
+        }
+        return PendingFrame(
+            .init(rideId: rideId, position: LivePosition(lat: position.lat, lon: position.lon, at: position.at)),
+            to: ride.riderId)
+    }
+
     // MARK: Timers
 
-    enum TimerKind: String, CaseIterable { case offer, expiry }
+    /// `position` is `PositionPacing.timerKind`.
+    enum TimerKind: String, CaseIterable { case offer, expiry, position }
 
     func addTimer(_ kind: TimerKind, _ target: UUID, due: Date) throws {
         try Timers.add(flow: RidesFlow.name, kind: kind.rawValue, target: target, due: due, on: connection)
     }
 
-    func timerIsDue(_ kind: TimerKind, _ target: UUID) throws {
+    /// Does what a timer is due for; a position timer answers the frame to send.
+    func timerIsDue(_ kind: TimerKind, _ target: UUID) throws -> PendingFrame? {
         switch kind {
         case .offer: try offerRoundIsDue(target)
         case .expiry: try expire(target)
+        case .position:
+            return try PositionPacing.takePending(table: "rides", id: target, flow: RidesFlow.name, on: connection) {
+                try latestPositionFrame(target)
+            }
         }
+        return nil
     }
 
     /// The next round, unless someone accepted, the request ended, or a reopening started the rounds again (a timer
