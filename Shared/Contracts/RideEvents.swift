@@ -15,19 +15,6 @@ public struct RideSpot: Codable, Sendable, Equatable {
     }
 }
 
-/// A driver's latest position and when it arrived.
-public struct DriverPosition: Codable, Sendable, Equatable {
-    public var lat: Double
-    public var lon: Double
-    public var at: Date
-
-    public init(lat: Double, lon: Double, at: Date) {
-        self.lat = lat
-        self.lon = lon
-        self.at = at
-    }
-}
-
 /// The driver of a ride as its rider sees them: never an email, their car, where they are.
 public struct RideDriver: Codable, Sendable, Equatable {
     public var id: UUID
@@ -35,9 +22,9 @@ public struct RideDriver: Codable, Sendable, Equatable {
     public var car: String
     public var seats: Int
     /// While the ride is accepted and not finished, when the driver has sent one.
-    public var position: DriverPosition?
+    public var position: LivePosition?
 
-    public init(id: UUID, name: String, car: String, seats: Int, position: DriverPosition?) {
+    public init(id: UUID, name: String, car: String, seats: Int, position: LivePosition?) {
         self.id = id
         self.name = name
         self.car = car

@@ -83,7 +83,7 @@ public struct Driver: Codable, Sendable, Equatable {
     public var car: String
     public var seats: Int
     public var isOnline: Bool
-    public var position: DriverPosition?
+    public var position: LivePosition?
     public var updatedAt: Date
 }
 

@@ -245,7 +245,7 @@ private struct RideStore {
             return Driver(
                 userId: try row.decode("user_id"), name: try row.decode("name"), car: try row.decode("car"),
                 seats: try row.decode("seats"), isOnline: try row.decode("online"),
-                position: try at.map { DriverPosition(lat: try row.decode("lat"), lon: try row.decode("lon"), at: $0) },
+                position: try at.map { LivePosition(lat: try row.decode("lat"), lon: try row.decode("lon"), at: $0) },
                 updatedAt: try row.decode("updated_at"))
         }
     }
@@ -306,7 +306,7 @@ private struct RideStore {
         let driverId: UUID? = try row.decode("driver_id")
         let positionAt: Date? = try row.decode("position_at")
         let position = try positionAt.map {
-            DriverPosition(lat: try row.decode("position_lat"), lon: try row.decode("position_lon"), at: $0)
+            LivePosition(lat: try row.decode("position_lat"), lon: try row.decode("position_lon"), at: $0)
         }
         return Ride(
             id: try row.decode("id"), riderId: try row.decode("rider_id"), riderName: try row.decode("rider_name"),
