@@ -29,7 +29,7 @@ KEYS=$LOCAL/keys
 PACKAGES=(
   postgresql postgresql-15-postgis-3 postgresql-contrib
   rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev libvips-dev
-  nginx-light openssl pkg-config
+  nginx-light openssl pkg-config libjs-leaflet
 )
 
 RABBIT_ENV=(
@@ -64,9 +64,10 @@ as_pg() {
   fi
 }
 
+# install_packages [PACKAGE...]: installs those of PACKAGES (or of the packages named) that are missing.
 install_packages() {
-  local missing=() p
-  for p in "${PACKAGES[@]}"; do
+  local missing=() p wanted=("${@:-${PACKAGES[@]}}")
+  for p in "${wanted[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [[ ${#missing[@]} -eq 0 ]] && return 0

@@ -1,0 +1,191 @@
+"""The web client in a real browser: Debian's headless Chromium, driven by Selenium, on the page the gateway serves
+(the system as scripts/up started it). Each test's browsers are people on phones; screenshots of the screens they
+reach are saved in .local/artifacts/web/."""
+
+import os
+import re
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+GATEWAY = os.environ.get("TARRARE_GATEWAY", "http://127.0.0.1:8080")
+ARTIFACTS = ROOT / ".local" / "artifacts" / "web"
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="session")
+def gateway():
+    """The page's address, once the gateway serves it."""
+    try:
+        httpx.get(f"{GATEWAY}/", timeout=5).raise_for_status()
+        httpx.get(f"{GATEWAY}/v1/campuses", timeout=5).raise_for_status()
+    except httpx.HTTPError as error:
+        pytest.fail(f"the gateway does not serve the web client ({error}); start the system with scripts/up")
+    return GATEWAY
+
+
+class Browser:
+    """One person's phone: a headless Chromium window 412 px wide, with helpers that act as a person does (by labels
+    and button texts, through the keyboard where it matters)."""
+
+    def __init__(self, name, gateway, request):
+        self.name = name
+        self.gateway = gateway
+        self.test = re.sub(r"[^A-Za-z0-9_]+", "_", request.node.name)
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=412,915",
+                         "--disable-gpu", "--no-first-run", "--disable-extensions", "--lang=en-GB"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+        self.driver.set_script_timeout(30)
+        self.email = f"{name.lower()}.{uuid.uuid4().hex[:10]}@helsinki.fi"
+        self.shots = 0
+
+    # --- Finding things ----------------------------------------------------------------------------------------------
+
+    def wait(self, condition, timeout=30, message=""):
+        """The first truthy answer of `condition()`, waiting for it (stale elements are looked up again)."""
+        def attempt(_):
+            try:
+                return condition()
+            except StaleElementReferenceException:
+                return None
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(attempt, message or "condition not met")
+
+    def find(self, css, timeout=30):
+        """The first visible element matching `css`."""
+        def visible():
+            return next((e for e in self.driver.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), None)
+        return self.wait(visible, timeout, f"{self.name}: nothing visible matches {css}")
+
+    def all(self, css):
+        return [e for e in self.driver.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()]
+
+    def field(self, label, timeout=30):
+        """The visible control labelled `label` (exact text of its <label>)."""
+        def control():
+            for element in self.driver.find_elements(By.TAG_NAME, "label"):
+                if element.is_displayed() and element.text.strip() == label:
+                    found = self.driver.find_element(By.ID, element.get_attribute("for"))
+                    return found if found.is_displayed() or found.get_attribute("type") == "file" else None
+            return None
+        return self.wait(control, timeout, f"{self.name}: no field labelled {label!r}")
+
+    def button(self, text, timeout=30, within=None):
+        """The visible, enabled button (or link) whose text is `text`."""
+        def enabled():
+            scope = within or self.driver
+            for element in scope.find_elements(By.CSS_SELECTOR, "button, a"):
+                if element.is_displayed() and element.is_enabled() and element.text.strip() == text:
+                    return element
+            return None
+        return self.wait(enabled, timeout, f"{self.name}: no button {text!r}")
+
+    def text_of(self, css):
+        return self.find(css).text
+
+    def sees(self, text, timeout=30):
+        """Waits until `text` is shown somewhere on the page."""
+        return self.wait(lambda: text in self.driver.find_element(By.TAG_NAME, "body").text, timeout,
+                         f"{self.name}: {text!r} never showed")
+
+    # --- Acting -----------------------------------------------------------------------------------------------------
+
+    def open(self, path="/"):
+        self.driver.get(self.gateway + path)
+
+    def type(self, label, text, clear=True):
+        control = self.field(label)
+        if clear:
+            control.clear()
+        control.send_keys(text)
+        return control
+
+    def choose(self, label, value):
+        """Selects the option whose value or visible text is `value` in the select labelled `label`."""
+        from selenium.webdriver.support.ui import Select
+        select = Select(self.field(label))
+        try:
+            select.select_by_value(value)
+        except Exception:
+            select.select_by_visible_text(value)
+
+    def click(self, text, within=None):
+        self.button(text, within=within).click()
+
+    def tab(self, name):
+        self.find(f'nav a[data-tab="{name}"]').click()
+
+    def sign_up(self, display_name=None):
+        """Signs up through the page and waits for the app's tabs."""
+        self.open("/")
+        self.click("Sign up")
+        self.type("Name", display_name or self.name)
+        self.type("Campus email", self.email)
+        self.type("Password", PASSWORD)
+        self.click("Sign up")
+        self.find("nav#tabs a[data-tab='delivery']")
+        return self
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def connection(self):
+        return self.find("#connection").get_attribute("data-state")
+
+    def wait_live(self, timeout=30):
+        self.wait(lambda: self.connection() == "live", timeout, f"{self.name}: the socket never came up")
+
+    def screenshot(self, what):
+        """Saves the screen as .local/artifacts/web/<test>-<n>-<who>-<what>.png."""
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.shots += 1
+        self.driver.save_screenshot(str(ARTIFACTS / f"{self.test}-{self.shots:02d}-{self.name.lower()}-{what}.png"))
+
+    def errors(self):
+        """What the page logged as errors (uncaught exceptions, refused by the CSP), leaving out failed tile loads of
+        an offline machine and the API's expected 4xx answers."""
+        try:
+            entries = self.driver.get_log("browser")
+        except WebDriverException:
+            return []
+        return [
+            entry["message"] for entry in entries
+            if entry["level"] == "SEVERE" and "tile.openstreetmap.org" not in entry["message"]
+            and "the server responded with a status of 4" not in entry["message"]
+        ]
+
+    def close(self):
+        self.driver.quit()
+
+
+@pytest.fixture
+def browsers(gateway, request):
+    """Opens browsers for a test: `alice = browsers("Alice")`. Each is screenshot and closed at the end; the test
+    fails if the page logged an error."""
+    opened = []
+
+    def open_browser(name):
+        browser = Browser(name, gateway, request)
+        opened.append(browser)
+        return browser
+
+    yield open_browser
+    problems = []
+    for browser in opened:
+        try:
+            browser.screenshot("end")
+            problems += [f"{browser.name}: {message}" for message in browser.errors()]
+        finally:
+            browser.close()
+    assert not problems, "the page logged errors:\n" + "\n".join(problems)

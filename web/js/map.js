@@ -1,0 +1,69 @@
+// Maps with Leaflet (Debian's libjs-leaflet, served by the gateway at /vendor/leaflet/). OpenStreetMap's tiles show
+// when the browser is online; the markers are vectors, so they show without tiles too.
+
+import * as L from "/vendor/leaflet/leaflet.esm.js";
+
+const colors = { restaurant: "#c2410c", building: "#1d4ed8", me: "#0b6e4f", driver: "#7c3aed", listing: "#b91c1c" };
+
+/** A map in `element` around `center` ({lat, lon}); answers helpers to put markers on it. */
+export function campusMap(element, center, zoom = 16) {
+  const map = L.map(element, { zoomControl: true, attributionControl: true }).setView([center.lat, center.lon], zoom);
+  L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {
+    maxZoom: 19,
+    attribution: "© OpenStreetMap contributors",
+  }).addTo(map);
+  const layer = L.layerGroup().addTo(map);
+  // A map made while its element was hidden or resizing measures itself again.
+  const observer = new ResizeObserver(() => map.invalidateSize());
+  observer.observe(element);
+  return {
+    map,
+    clear: () => layer.clearLayers(),
+    /** A round marker of a kind (restaurant, building, me, driver, listing) with a tooltip; `onClick` optional. */
+    marker(point, kind, label, onClick) {
+      const marker = L.circleMarker([point.lat, point.lon], {
+        radius: kind === "driver" || kind === "me" ? 9 : 7,
+        color: "#fff",
+        weight: 2,
+        fillColor: colors[kind] ?? "#444",
+        fillOpacity: 0.95,
+        className: `marker-${kind}`,
+      });
+      if (label) marker.bindTooltip(label);
+      if (onClick) marker.on("click", onClick);
+      marker.addTo(layer);
+      return {
+        moveTo: (next) => marker.setLatLng([next.lat, next.lon]),
+        remove: () => layer.removeLayer(marker),
+        get point() {
+          const { lat, lng } = marker.getLatLng();
+          return { lat, lon: lng };
+        },
+      };
+    },
+    /** Fits the view to the points given. */
+    fit(points) {
+      if (points.length === 1) map.setView([points[0].lat, points[0].lon], Math.max(map.getZoom(), 16));
+      else if (points.length > 1) map.fitBounds(points.map((p) => [p.lat, p.lon]), { padding: [24, 24], maxZoom: 17 });
+    },
+    onClick(handler) {
+      map.on("click", (event) => handler({ lat: event.latlng.lat, lon: event.latlng.lng }));
+    },
+    destroy() {
+      observer.disconnect();
+      map.remove();
+    },
+  };
+}
+
+/** Where the person is, when the browser may tell; else null. */
+export function whereAmI(timeout = 4000) {
+  return new Promise((resolve) => {
+    if (!navigator.geolocation) return resolve(null);
+    navigator.geolocation.getCurrentPosition(
+      (position) => resolve({ lat: position.coords.latitude, lon: position.coords.longitude }),
+      () => resolve(null),
+      { timeout, maximumAge: 60_000 },
+    );
+  });
+}

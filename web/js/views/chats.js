@@ -1,0 +1,161 @@
+// Chats: the open conversations with their unread counts, and one conversation with its history (paged back), live
+// messages, typing hints and read markers. A closed conversation leaves the list and takes no more messages.
+
+import { clock, field, form, h, replace, sameId, uuid, values } from "../dom.js";
+
+const flowNames = { delivery: "Delivery", tutoring: "Tutoring", exchange: "Exchange", rides: "Ride" };
+
+export function mount(root, context) {
+  return context.params[0] ? conversation(root, context, context.params[0]) : list(root, context);
+}
+
+function list(root, { api, feed }) {
+  const items = h("ul", { class: "list", "aria-label": "Conversations" });
+  const empty = h("p", { class: "hint", hidden: true }, "No open chats. A match opens one.");
+  replace(root, h("section", { class: "card", "aria-labelledby": "chats-title" }, h("h2", { id: "chats-title" }, "Chats"), empty, items));
+
+  async function load() {
+    const { conversations } = await api.get("/v1/conversations");
+    empty.hidden = conversations.length > 0;
+    replace(items, conversations.map((entry) => {
+      const other = entry.otherMember?.name ?? entry.otherMembers?.map((member) => member.name).join(", ") ?? "";
+      return h("li", {},
+        h("a", { href: `#/chats/${encodeURIComponent(entry.id)}`, class: "conversation", dataset: { id: entry.id.toLowerCase() } },
+          h("span", { class: "who" }, other),
+          entry.unreadCount ? h("span", { class: "badge", "aria-label": `${entry.unreadCount} unread` }, String(entry.unreadCount)) : null,
+          h("span", { class: "subject" }, `${flowNames[entry.flow] ?? entry.flow}: ${entry.subject}`),
+          entry.lastMessage ? h("span", { class: "last" }, entry.lastMessage.text) : null));
+    }));
+  }
+  load().catch(() => {});
+  const stops = ["message.sent", "conversation.opened", "conversation.closed"].map((type) => feed.on(type, () => load().catch(() => {})));
+  return () => stops.forEach((stop) => stop());
+}
+
+function conversation(root, { api, feed, refreshUnread }, id) {
+  const me = api.user.id;
+  const shown = new Map();
+  let older = null;
+  let lastRead = null;
+  const messages = h("ol", { class: "messages", "aria-label": "Messages", "aria-live": "polite" });
+  const earlier = h("button", { type: "button", class: "link", hidden: true, onclick: () => page().catch(() => {}) }, "Earlier messages");
+  const typing = h("p", { class: "typing hint", "aria-live": "polite" });
+  const title = h("h2", { id: "chat-title" }, "Chat");
+  const subject = h("p", { class: "hint" });
+  const closed = h("p", { class: "notice", hidden: true, role: "status" }, "This chat is closed.");
+  const text = h("textarea", { name: "text", rows: 2, maxlength: 2000, required: true, placeholder: "Message" });
+  let typingSentAt = 0;
+  text.addEventListener("input", () => {
+    if (Date.now() - typingSentAt > 3000) {
+      typingSentAt = Date.now();
+      feed.typing(id);
+    }
+  });
+  text.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      composer.requestSubmit();
+    }
+  });
+  const composer = form({ "aria-label": "Send a message", class: "composer" }, [
+    field("Message", text),
+    h("button", { type: "submit", class: "primary" }, "Send"),
+  ], async (element) => {
+    const body = { id: uuid(), text: values(element).text };
+    if (!body.text) return;
+    // The same id makes a retry after a lost answer harmless.
+    const message = await api.post(`/v1/conversations/${id}/messages`, body);
+    text.value = "";
+    add(message, "end");
+    markRead();
+  });
+
+  replace(root, h("section", { class: "card chat", "aria-labelledby": "chat-title" },
+    h("p", {}, h("a", { href: "#/chats" }, "← Chats")), title, subject, earlier, messages, typing, closed, composer));
+
+  function bubble(message) {
+    const mine = sameId(message.senderId, me);
+    return h("li", { class: mine ? "mine" : "theirs", dataset: { id: message.id.toLowerCase() } },
+      h("span", { class: "text" }, message.text),
+      h("time", { datetime: message.sentAt }, clock(message.sentAt)));
+  }
+
+  function add(message, where) {
+    const key = message.id.toLowerCase();
+    if (shown.has(key)) return;
+    shown.set(key, message);
+    if (where === "end") {
+      messages.append(bubble(message));
+      messages.lastElementChild.scrollIntoView({ block: "nearest" });
+    } else {
+      messages.prepend(bubble(message));
+    }
+  }
+
+  async function page() {
+    const answer = await api.get(`/v1/conversations/${id}/messages`, { limit: 30, before: older ?? undefined });
+    for (const message of answer.messages) add(message, "start");
+    older = answer.next ?? null;
+    earlier.hidden = !older;
+  }
+
+  /** Moves the read marker to the newest message shown, while the page is in view. */
+  function markRead() {
+    const target = shown.get(messages.lastElementChild?.dataset.id);
+    if (!target || target.id === lastRead || document.visibilityState !== "visible") return;
+    lastRead = target.id;
+    api.post(`/v1/conversations/${id}/read`, { messageId: target.id }).then(refreshUnread).catch(() => {});
+  }
+
+  function close() {
+    closed.hidden = false;
+    composer.hidden = true;
+  }
+
+  async function load() {
+    const { conversations } = await api.get("/v1/conversations");
+    const entry = conversations.find((conversation) => sameId(conversation.id, id));
+    if (entry) {
+      title.textContent = entry.otherMember?.name ?? "Chat";
+      subject.textContent = `${flowNames[entry.flow] ?? entry.flow}: ${entry.subject}`;
+    } else {
+      close();
+    }
+    // The first page, newest first: shown oldest at the top.
+    const answer = await api.whenKnown(() => api.get(`/v1/conversations/${id}/messages`, { limit: 30 }), { attempts: 10 });
+    for (const message of answer.messages.reverse()) add(message, "end");
+    older = answer.next ?? null;
+    earlier.hidden = !older;
+    markRead();
+  }
+
+  let typingTimer = null;
+  const stops = [
+    feed.on("message.sent", (data) => {
+      if (!sameId(data.conversationId, id)) return;
+      add({ id: data.messageId, senderId: data.senderId, text: data.text, sentAt: data.sentAt }, "end");
+      typing.textContent = "";
+      markRead();
+    }),
+    feed.on("conversation.closed", (data) => {
+      if (sameId(data.conversationId, id)) close();
+    }),
+    feed.on("typing", (data) => {
+      if (!sameId(data.conversationId, id) || sameId(data.userId, me)) return;
+      typing.textContent = `${title.textContent} is typing…`;
+      clearTimeout(typingTimer);
+      typingTimer = setTimeout(() => (typing.textContent = ""), 5000);
+    }),
+  ];
+  const visible = () => markRead();
+  document.addEventListener("visibilitychange", visible);
+  load().catch((error) => {
+    close();
+    closed.textContent = error.detail ?? "This chat cannot be opened.";
+  });
+  return () => {
+    stops.forEach((stop) => stop());
+    clearTimeout(typingTimer);
+    document.removeEventListener("visibilitychange", visible);
+  };
+}

@@ -1,0 +1,64 @@
+// The person: name, bio and photo as others see them, delivering or ordering, and logging out.
+
+import { field, form, h, replace, toast, values } from "../dom.js";
+
+export function mount(root, { api }) {
+  let alive = true;
+  const photo = h("img", { class: "avatar large", alt: "Your photo", hidden: true });
+  const user = api.user;
+
+  async function showPhoto(id) {
+    if (!id) return;
+    try {
+      const url = await api.imageURL(id, "small");
+      if (!alive) return URL.revokeObjectURL(url);
+      if (photo.src.startsWith("blob:")) URL.revokeObjectURL(photo.src);
+      photo.src = url;
+      photo.hidden = false;
+    } catch {
+      photo.hidden = true;
+    }
+  }
+
+  const profile = form({ "aria-label": "Profile" }, [
+    field("Name", h("input", { name: "name", value: user.name, maxlength: 80, required: true, autocomplete: "name" })),
+    field("About you", h("textarea", { name: "bio", maxlength: 500, rows: 3 }, user.bio ?? "")),
+    field("Usually I am", h("select", { name: "mode" },
+      h("option", { value: "ordering", selected: user.mode === "ordering" }, "ordering food"),
+      h("option", { value: "delivering", selected: user.mode === "delivering" }, "delivering food"))),
+    h("button", { type: "submit", class: "primary" }, "Save"),
+  ], async (element) => {
+    const saved = await api.patch("/v1/me", values(element));
+    api.setUser(saved);
+    toast("Saved");
+  });
+
+  const upload = form({ "aria-label": "Photo" }, [
+    field("Photo", h("input", { name: "photoId", type: "file", accept: "image/jpeg,image/png,image/webp" })),
+    h("button", { type: "submit" }, "Upload photo"),
+  ], async (element) => {
+    const file = element.elements.photoId.files[0];
+    if (!file) throw Object.assign(new Error("Choose a photo first."), { field: "photoId", detail: "Choose a photo first." });
+    const image = await api.request("POST", "/v1/media", { body: file });
+    // Accounts learns of the new image from media's event, a moment later.
+    const saved = await api.whenKnown(() => api.patch("/v1/me", { photoId: image.id }));
+    api.setUser(saved);
+    element.reset();
+    showPhoto(saved.photoId);
+    toast("Photo saved");
+  });
+
+  replace(root,
+    h("section", { class: "card", "aria-labelledby": "me-title" },
+      h("h2", { id: "me-title" }, "Me"),
+      h("div", { class: "row" }, photo, h("div", {}, h("p", { class: "name" }, user.name), h("p", { class: "hint" }, user.email))),
+      profile,
+      upload,
+      h("button", { type: "button", class: "danger", onclick: () => api.logout() }, "Log out")));
+  showPhoto(user.photoId);
+  api.get("/v1/me").then((fresh) => api.setUser(fresh)).catch(() => {});
+  return () => {
+    alive = false;
+    if (photo.src.startsWith("blob:")) URL.revokeObjectURL(photo.src);
+  };
+}
