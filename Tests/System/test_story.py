@@ -72,6 +72,15 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
         assert olli_socket.wait_for("match.accepted", match__matchId=match_id) is not None
         assert [entry for entry in aino_socket.entries if entry["type"] == "offer.made" and entry["data"]["orderId"] == order_id] == [first]
 
+        # The deliverer's position reaches the orderer's socket live (a frame outside the feed), and nobody else's.
+        position = {"lat": porthania["latitude"] + 0.0003, "lon": porthania["longitude"]}
+        assert olli.http.put(f"/v1/matches/{match_id}/location", json=position).status_code == 404
+        assert eero.http.put(f"/v1/matches/{match_id}/location", json=position).status_code in (200, 204)
+        frame = olli_socket.wait(lambda frame: frame.get("type") == "location" and frame["data"]["lat"] == position["lat"])
+        assert frame is not None and "seq" not in frame and frame["data"]["matchId"].lower() == match_id.lower()
+        assert olli.get(f"/v1/matches/{match_id}").json()["delivererPosition"]["lat"] == position["lat"]
+        assert aino_socket.wait(lambda frame: frame.get("type") == "location", timeout=0.5) is None
+
         # They chat, each hearing the other live.
         chat = f"/v1/conversations/{match_id}"
         for student in (olli, eero):
@@ -93,6 +102,8 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
         for student, socket in [(olli, olli_socket), (eero, eero_socket)]:
             assert socket.wait_for("conversation.closed") is not None
             assert student.get("/v1/conversations").json()["conversations"] == []
+        assert olli.get(f"/v1/matches/{match_id}").json().get("delivererPosition") is None
+        assert eero.http.put(f"/v1/matches/{match_id}/location", json=position).status_code == 409
         late = olli.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Thanks again"})
         assert late.status_code == 409
         assert late.headers["content-type"].startswith("application/problem+json")

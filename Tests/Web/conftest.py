@@ -74,10 +74,12 @@ class Browser:
     def field(self, label, timeout=30):
         """The visible control labelled `label` (exact text of its <label>)."""
         def control():
+            # NB: by the label's text content: a label may be there for screen readers only.
             for element in self.driver.find_elements(By.TAG_NAME, "label"):
-                if element.is_displayed() and element.text.strip() == label:
+                if (element.get_attribute("textContent") or "").strip() == label and element.get_attribute("for"):
                     found = self.driver.find_element(By.ID, element.get_attribute("for"))
-                    return found if found.is_displayed() or found.get_attribute("type") == "file" else None
+                    if found.is_displayed() or found.get_attribute("type") == "file":
+                        return found
             return None
         return self.wait(control, timeout, f"{self.name}: no field labelled {label!r}")
 
