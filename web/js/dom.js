@@ -99,8 +99,12 @@ export function showError(container, error) {
     input.setAttribute("aria-invalid", "true");
     input.focus();
   }
-  if (place) place.textContent = detail;
-  else toast(detail, "error");
+  if (place) {
+    place.textContent = detail;
+    if (!input) place.scrollIntoView({ block: "nearest" });
+  } else {
+    toast(detail, "error");
+  }
 }
 
 /** What to tell a person about an error: the problem's detail, or a plain sentence. */

@@ -5,7 +5,6 @@ import { field, form, h, replace, values } from "../dom.js";
 export function mount(root, { api }) {
   let mode = "login";
   let pendingEmail = "";
-  let campuses = [];
 
   function input(name, type, autocomplete, extra = {}) {
     return h("input", { name, type, autocomplete, required: true, ...extra });
@@ -27,9 +26,7 @@ export function mount(root, { api }) {
           );
     replace(root, h("section", { class: "card auth", "aria-labelledby": "auth-title" },
       h("h2", { id: "auth-title" }, heading),
-      mode === "signup" && campuses.length
-        ? h("p", { class: "hint" }, `Use your email at ${campuses.map((campus) => campus.domain).join(" or ")}.`)
-        : null,
+      mode === "signup" ? campusHint : null,
       mode === "verify" ? h("p", { class: "hint" }, `We sent a six-digit code to ${pendingEmail}.`) : null,
       screens[mode](),
       switcher));
@@ -76,10 +73,11 @@ export function mount(root, { api }) {
   };
   let pendingPassword = "";
 
+  // NB: filled in where it stands, so that the form being typed in is not drawn anew.
+  const campusHint = h("p", { class: "hint", id: "campus-hint" });
   api.request("GET", "/v1/campuses", { anonymous: true })
     .then((answer) => {
-      campuses = answer.campuses;
-      if (mode === "signup") render();
+      campusHint.textContent = `Use your email at ${answer.campuses.map((campus) => campus.domain).join(" or ")}.`;
     })
     .catch(() => {});
   render();
