@@ -76,7 +76,7 @@ export function form(props, children, submit) {
 export function values(element) {
   const result = {};
   for (const control of element.elements) {
-    if (!control.name) continue;
+    if (!control.name || ((control.type === "radio" || control.type === "checkbox") && !control.checked)) continue;
     result[control.name] = control.type === "password" ? control.value : control.value.trim();
   }
   return result;

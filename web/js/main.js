@@ -109,7 +109,7 @@ for (const type of ["message.sent", "conversation.opened", "conversation.closed"
 
 // Notices of what concerns the person, wherever they are in the app; entries replayed from long ago stay quiet.
 const notices = {
-  "offer.made": (data) => [`${data.ordererName} asks you to bring ${data.restaurant?.name ?? "food"}`, "delivery"],
+  "offer.made": (data) => [`${data.ordererName} asks you to bring ${data.items} from ${data.restaurant?.name}`, "delivery"],
   "match.accepted": () => ["A deliverer accepted your order", "delivery"],
   "match.cancelled": () => ["A delivery was cancelled", "delivery"],
   "match.completed": () => ["A delivery is complete", "delivery"],

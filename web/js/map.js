@@ -43,15 +43,20 @@ export function campusMap(element, center, zoom = 16) {
     },
     /** Fits the view to the points given. */
     fit(points) {
-      if (points.length === 1) map.setView([points[0].lat, points[0].lon], Math.max(map.getZoom(), 16));
-      else if (points.length > 1) map.fitBounds(points.map((p) => [p.lat, p.lon]), { padding: [24, 24], maxZoom: 17 });
+      // NB: not animated: Leaflet 1.6 ends an animated zoom with a timer that fails on a map removed meanwhile.
+      if (points.length === 1) {
+        map.setView([points[0].lat, points[0].lon], Math.max(map.getZoom(), 16), { animate: false });
+      } else if (points.length > 1) {
+        map.fitBounds(points.map((p) => [p.lat, p.lon]), { padding: [24, 24], maxZoom: 17, animate: false });
+      }
     },
     onClick(handler) {
       map.on("click", (event) => handler({ lat: event.latlng.lat, lon: event.latlng.lng }));
     },
     destroy() {
       observer.disconnect();
-      map.remove();
+      // NB: later, as Leaflet 1.6 ends a zoom the person started with a 250 ms timer that fails on a removed map.
+      setTimeout(() => map.remove(), 300);
     },
   };
 }

@@ -1,0 +1,181 @@
+"""Delivery in the page, both sides in two browsers: a deliverer checks in found by typing, an orderer orders from
+their run, the offer is accepted against its countdown, the orderer follows the deliverer on the map, they chat, and
+both complete."""
+
+import random
+import re
+
+import httpx
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+from conftest import GATEWAY
+
+
+def api_of(browser):
+    """The API as the browser's person, with the page's own token (once the page is logged in)."""
+    browser.wait_live()
+    session = browser.js("return JSON.parse(localStorage.getItem('tarrare.session'))")
+    return httpx.Client(base_url=GATEWAY, timeout=30, headers={"Authorization": f"Bearer {session['accessToken']}"})
+
+
+def place(client, query, kind):
+    answer = client.get("/v1/places", params={"q": query, "kind": kind, "limit": 5})
+    assert answer.status_code == 200, answer.text
+    return answer.json()["places"][0]
+
+
+def free_restaurant(client, near):
+    """A restaurant near `near` where nobody has a run (the system may be in use), with the first letters of its name
+    that find it among the page's suggestions."""
+    busy = {entry["restaurant"]["id"] for entry in client.get("/v1/restaurants").json()["restaurants"]}
+    nearby = client.get("/v1/places/nearby", params={
+        "lat": near["latitude"], "lon": near["longitude"], "radius": 600, "kind": "restaurant", "limit": 50})
+    candidates = [entry for entry in nearby.json()["places"] if entry["id"] not in busy and len(entry["name"]) >= 6]
+    random.shuffle(candidates)
+    for candidate in candidates:
+        typed = candidate["name"][:6].lower()
+        found = client.get("/v1/places", params={"q": typed, "kind": "restaurant", "limit": 8}).json()["places"]
+        if candidate["id"] in [entry["id"] for entry in found]:
+            return candidate, typed
+    raise AssertionError("no free restaurant near Porthania")
+
+
+def press(browser, element):
+    """Clicks an element as a person does, after scrolling it out from under the fixed tab bar."""
+    browser.js("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def pick(browser, label, typed, place_id):
+    """Types into a place field and picks the suggestion of `place_id`."""
+    browser.type(label, typed)
+    press(browser, browser.find(f"button.suggestion[data-place-id='{place_id.lower()}']"))
+
+
+def seconds_left(browser):
+    minutes, seconds = browser.text_of("section.offer .countdown").split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def click_map(browser, dx, dy):
+    """Clicks the match's map `dx`, `dy` pixels from its centre."""
+    element = browser.find("section.match .map")
+    browser.js("arguments[0].scrollIntoView({block: 'center'})", element)
+    ActionChains(browser.driver).move_to_element_with_offset(element, dx, dy).click().perform()
+
+
+def shown_messages(browser):
+    return [element.text.split("\n")[0] for element in browser.all("ol.messages li")]
+
+
+def test_a_deliverer_and_an_orderer_from_check_in_to_a_completed_delivery(browsers):
+    dina = browsers("Dina").sign_up()
+    dina_api = api_of(dina)
+    porthania = place(dina_api, "porthania", "building")
+    kaisa = place(dina_api, "kaisa-talo", "building")
+    restaurant, typed = free_restaurant(dina_api, porthania)
+    try:
+        # The deliverer finds the restaurant and Porthania by typing, and checks in.
+        dina.click("Delivering")
+        pick(dina, "Restaurant", typed, restaurant["id"])
+        pick(dina, "Heading to", "porthan", porthania["id"])
+        dina.click("Check in")
+        run = dina.find("div.run")
+        assert restaurant["name"] in run.text and "Porthania" in run.text
+        # Switching sides saved it as the person's mode.
+        assert dina_api.get("/v1/me").json()["mode"] == "delivering"
+
+        # The orderer sees the restaurant with a deliverer, and the run's distance from the building they choose.
+        olli = browsers("Olli").sign_up()
+        olli.wait_live()
+        listed = olli.find(f"li[data-restaurant-id='{restaurant['id'].lower()}']")
+        assert "deliverer" in listed.text
+        press(olli, listed.find_element(By.CSS_SELECTOR, "button"))
+        assert olli.field("Restaurant").get_attribute("value") == restaurant["name"]
+        pick(olli, "Deliver to", "kaisa", kaisa["id"])
+        run_id = run.get_attribute("data-run-id")
+        # The runs are listed again with distances once the building is chosen.
+        choice = olli.wait(lambda: next((element for element in olli.all(f"label.choice[data-run-id='{run_id}']")
+                                         if re.search(r"heading to Porthania · \d+ m from Kaisa-talo", element.text)), None))
+        assert "Dina" in choice.text
+        press(olli, choice)
+        olli.type("What to bring", "Falafel wrap and a coffee")
+        olli.click("Order")
+        olli.find("section.order p.notice[data-status='offered'], section.order p.notice[data-status='waiting']")
+        olli.sees("Finding a deliverer")
+        olli.screenshot("pending")
+
+        # The deliverer's offer shows with a countdown that runs; they accept in time.
+        offer = dina.find("section.offer")
+        assert "Olli" in offer.text and "Falafel wrap and a coffee" in offer.text and restaurant["name"] in offer.text
+        first = seconds_left(dina)
+        assert 0 < first <= 25
+        dina.wait(lambda: seconds_left(dina) < first, timeout=5)
+        dina.screenshot("offer")
+        dina.click("Accept")
+        dina.find("section.match")
+        dina.sees("You bring Olli's order.")
+
+        # The orderer's pending screen turns into the match by itself.
+        olli.sees("Dina brings your order.")
+        assert "#/delivery/match/" in olli.driver.current_url
+        match_id = olli.find("section.match").get_attribute("data-match-id")
+        # The map shows the restaurant and the building (once it has fitted them in).
+        olli.wait(lambda: olli.all("section.match path.marker-restaurant") and olli.all("section.match path.marker-building"))
+        olli.screenshot("matched")
+
+        # The deliverer's browser does not tell where it is: they share a position by clicking the map; the orderer's
+        # map shows the marker, and it moves.
+        dina.click("Share my position")
+        dina.sees("Your browser does not tell your position")
+        click_map(dina, 40, -30)
+        first_place = olli.find("section.match path.marker-driver").get_attribute("d")
+        click_map(dina, -60, 50)
+        olli.wait(lambda: olli.find("section.match path.marker-driver").get_attribute("d") != first_place)
+        olli.sees("Dina was here at")
+        olli.screenshot("map")
+        # A reload comes back to the match with the latest position.
+        olli.driver.refresh()
+        olli.find("section.match path.marker-driver")
+
+        # They chat through the Chats screens, each seeing the other's message live.
+        dina.click("Chat with Olli")
+        olli.click("Chat with Dina")
+        for browser in (dina, olli):
+            browser.find("form.composer")
+            browser.wait_live()
+        dina.type("Message", "At the counter, five minutes")
+        dina.click("Send")
+        olli.wait(lambda: shown_messages(olli) == ["At the counter, five minutes"])
+        olli.type("Message", "Kiitos! Kaisa-talo lobby")
+        olli.click("Send")
+        dina.wait(lambda: shown_messages(dina) == ["At the counter, five minutes", "Kiitos! Kaisa-talo lobby"])
+
+        # Back on the Delivery tab both are on the match; both complete and both see it completed.
+        for browser in (olli, dina):
+            browser.tab("delivery")
+            browser.find(f"section.match[data-match-id='{match_id}']")
+        olli.click("Complete")
+        olli.sees("You marked it complete. Waiting for Dina.")
+        dina.click("Complete")
+        for browser in (olli, dina):
+            browser.find("section.match p.notice[data-status='completed']")
+            browser.sees("Delivery complete")
+        # The chat leaves both lists.
+        for browser in (olli, dina):
+            browser.tab("chats")
+            browser.sees("No open chats")
+            assert not browser.all(f"a.conversation[data-id='{match_id}']")
+
+        # The deliverer is still checked in, and checks out.
+        dina.tab("delivery")
+        dina.find(f"div.run[data-run-id='{run_id}']")
+        dina.click("Check out")
+        dina.find("form[aria-label='Check in']")
+        runs = dina_api.get(f"/v1/restaurants/{restaurant['id']}/runs").json()["runs"]
+        assert run_id not in [entry["id"].lower() for entry in runs]
+    finally:
+        for entry in dina_api.get(f"/v1/restaurants/{restaurant['id']}/runs").json().get("runs", []):
+            if entry["delivererName"] == "Dina":
+                dina_api.delete(f"/v1/runs/{entry['id']}")
