@@ -2,6 +2,7 @@
 (the system as scripts/up started it). Each test's browsers are people on phones; screenshots of the screens they
 reach are saved in .local/artifacts/web/."""
 
+import math
 import os
 import re
 import uuid
@@ -12,6 +13,7 @@ import pytest
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -127,10 +129,34 @@ class Browser:
             select.select_by_visible_text(value)
 
     def click(self, text, within=None):
-        button = self.button(text, within=within)
-        # Clear of the fixed tab bar at the bottom.
-        self.js("arguments[0].scrollIntoView({block: 'center'})", button)
-        button.click()
+        self.press(self.button(text, within=within))
+
+    def press(self, element):
+        """Clicks an element as a person does, scrolled into the middle of the screen first: the fixed tab bar covers
+        its bottom, and a plain click only scrolls what is out of view."""
+        self.js("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+
+    def click_map(self, css, dx, dy):
+        """Clicks the visible map `css` `dx`, `dy` pixels from its centre, or at the nearest spot clear of its markers
+        and controls (a click on a marker is the marker's, not the map's)."""
+        element = self.find(css)
+        self.js("arguments[0].scrollIntoView({block: 'center'})", element)
+        left, top, width, height = self.js(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", element)
+        markers = self.js(
+            "return [...arguments[0].querySelectorAll('path.leaflet-interactive')].map((p) => {"
+            " const r = p.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; });", element)
+
+        def clear(x, y):
+            inside = 60 < x - left < width - 20 and 20 < y - top < height - 30
+            return inside and all(math.dist((x, y), marker) > 30 for marker in markers)
+
+        centre_x, centre_y = left + width / 2, top + height / 2
+        spots = [(dx, dy)] + [(dx + 40 * math.cos(angle / 4) * ring, dy + 40 * math.sin(angle / 4) * ring)
+                              for ring in (1, 2) for angle in range(25)]
+        x, y = next((centre_x + sx, centre_y + sy) for sx, sy in spots if clear(centre_x + sx, centre_y + sy))
+        ActionChains(self.driver).move_to_element_with_offset(element, int(x - centre_x), int(y - centre_y)).click().perform()
 
     def tab(self, name):
         self.find(f'nav a[data-tab="{name}"]').click()

@@ -6,7 +6,6 @@ import random
 import re
 
 import httpx
-from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from conftest import GATEWAY
@@ -41,16 +40,12 @@ def free_restaurant(client, near):
     raise AssertionError("no free restaurant near Porthania")
 
 
-def press(browser, element):
-    """Clicks an element as a person does, after scrolling it out from under the fixed tab bar."""
-    browser.js("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
 
 
 def pick(browser, label, typed, place_id):
     """Types into a place field and picks the suggestion of `place_id`."""
     browser.type(label, typed)
-    press(browser, browser.find(f"button.suggestion[data-place-id='{place_id.lower()}']"))
+    browser.press(browser.find(f"button.suggestion[data-place-id='{place_id.lower()}']"))
 
 
 def seconds_left(browser):
@@ -58,11 +53,6 @@ def seconds_left(browser):
     return int(minutes) * 60 + int(seconds)
 
 
-def click_map(browser, dx, dy):
-    """Clicks the match's map `dx`, `dy` pixels from its centre."""
-    element = browser.find("section.match .map")
-    browser.js("arguments[0].scrollIntoView({block: 'center'})", element)
-    ActionChains(browser.driver).move_to_element_with_offset(element, dx, dy).click().perform()
 
 
 def shown_messages(browser):
@@ -91,7 +81,7 @@ def test_a_deliverer_and_an_orderer_from_check_in_to_a_completed_delivery(browse
         olli.wait_live()
         listed = olli.find(f"li[data-restaurant-id='{restaurant['id'].lower()}']")
         assert "deliverer" in listed.text
-        press(olli, listed.find_element(By.CSS_SELECTOR, "button"))
+        olli.press(listed.find_element(By.CSS_SELECTOR, "button"))
         assert olli.field("Restaurant").get_attribute("value") == restaurant["name"]
         pick(olli, "Deliver to", "kaisa", kaisa["id"])
         run_id = run.get_attribute("data-run-id")
@@ -99,7 +89,7 @@ def test_a_deliverer_and_an_orderer_from_check_in_to_a_completed_delivery(browse
         choice = olli.wait(lambda: next((element for element in olli.all(f"label.choice[data-run-id='{run_id}']")
                                          if re.search(r"heading to Porthania · \d+ m from Kaisa-talo", element.text)), None))
         assert "Dina" in choice.text
-        press(olli, choice)
+        olli.press(choice)
         olli.type("What to bring", "Falafel wrap and a coffee")
         olli.click("Order")
         olli.find("section.order p.notice[data-status='offered'], section.order p.notice[data-status='waiting']")
@@ -129,9 +119,9 @@ def test_a_deliverer_and_an_orderer_from_check_in_to_a_completed_delivery(browse
         # map shows the marker, and it moves.
         dina.click("Share my position")
         dina.sees("Your browser does not tell your position")
-        click_map(dina, 40, -30)
+        dina.click_map("section.match .map", 40, -30)
         first_place = olli.find("section.match path.marker-driver").get_attribute("d")
-        click_map(dina, -60, 50)
+        dina.click_map("section.match .map", -60, 50)
         olli.wait(lambda: olli.find("section.match path.marker-driver").get_attribute("d") != first_place)
         olli.sees("Dina was here at")
         olli.screenshot("map")

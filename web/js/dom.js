@@ -152,3 +152,13 @@ export function uuid() {
 export function sameId(a, b) {
   return typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 }
+
+/** A problem of the page's own, shown like the API's: next to the control named `field`. */
+export function problem(field, detail) {
+  return Object.assign(new Error(detail), { field, detail });
+}
+
+/** A link to a match's chat (the conversation's id is the match's). */
+export function chatLink(matchId, text, props = {}) {
+  return h("a", { ...props, href: `#/chats/${encodeURIComponent(matchId)}` }, text);
+}

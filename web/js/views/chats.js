@@ -113,6 +113,9 @@ function conversation(root, { api, feed, refreshUnread }, id) {
   }
 
   async function load() {
+    // NB: chat hears of a new match through an event, so a chat opened right after the match may not exist for a
+    // moment: the messages are asked for until it does, and the list after them.
+    const answer = await api.whenKnown(() => api.get(`/v1/conversations/${id}/messages`, { limit: 30 }));
     const { conversations } = await api.get("/v1/conversations");
     const entry = conversations.find((conversation) => sameId(conversation.id, id));
     if (entry) {
@@ -122,7 +125,6 @@ function conversation(root, { api, feed, refreshUnread }, id) {
       close();
     }
     // The first page, newest first: shown oldest at the top.
-    const answer = await api.whenKnown(() => api.get(`/v1/conversations/${id}/messages`, { limit: 30 }), { attempts: 10 });
     for (const message of answer.messages.reverse()) add(message, "end");
     older = answer.next ?? null;
     earlier.hidden = !older;

@@ -5,7 +5,7 @@
 // driver see it from their side), so that a reload comes back to the same screen.
 
 import { ApiError } from "../api.js";
-import { clock, describe, distance, field, form, h, replace, sameId, uuid } from "../dom.js";
+import { clock, describe, distance, field, form, h, problem, replace, sameId, uuid } from "../dom.js";
 import { campusMap, whereAmI } from "../map.js";
 
 // The server forgets a driver after 60 s without a position.
@@ -91,11 +91,6 @@ function spotName(spot) {
 /** A spot as the API takes it: the place when it is one, else the point. */
 function spotBody(spot) {
   return spot.placeId ? { placeId: spot.placeId } : { lat: spot.lat, lon: spot.lon };
-}
-
-/** An error that `form` shows next to the control named `field`. */
-function problem(field, detail) {
-  return Object.assign(new Error(detail), { field, detail });
 }
 
 function sides(current) {

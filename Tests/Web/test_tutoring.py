@@ -1,0 +1,68 @@
+"""Tutoring (MentorMate) in the browser: profiles made through the page, cards liked both ways, the match shown to
+both (to the first liker through the socket), and the chat it opens."""
+
+import uuid
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+
+
+
+def make_profile(browser, role, course, description):
+    browser.tab("tutoring")
+    # Without a profile the cards screen asks for one first.
+    browser.find("form[aria-label='Tutoring profile']")
+    browser.choose("I am", role)
+    browser.type("Courses", course)
+    browser.type("Description", description)
+    browser.type("Rate (€ per hour)", "18.50")
+    browser.type("Availability", "Weekday evenings")
+
+
+def test_a_student_and_a_tutor_like_each_others_cards_see_the_match_and_chat(browsers):
+    course = f"WEB-{uuid.uuid4().int % 10**6}"
+    tomas = browsers("Tomas").sign_up()
+    sofia = browsers("Sofia").sign_up()
+
+    make_profile(tomas, "tutor", course.lower().replace("-", " "), "Linear algebra, patiently")
+    tomas.click("Save profile")
+    tomas.sees("No more cards for now")
+
+    make_profile(sofia, "student", course, "Stuck on eigenvalues")
+    sofia.screenshot("profile")
+    sofia.click("Save profile")
+
+    # Sofia's card shows Tomas with their shared course, however each of them spelled it.
+    card = sofia.find(".tutoring-card")
+    assert card.find_element("css selector", "h3").text == "Tomas"
+    assert card.find_element("css selector", ".tag.shared").text.startswith(course)
+    assert "€18.50 per hour" in card.text and "Linear algebra, patiently" in card.text
+    sofia.screenshot("card")
+    sofia.wait_live()
+    sofia.js("window.__sameDocument = true")
+    sofia.click("Like", within=card)
+    sofia.sees("No more cards for now")
+    assert sofia.all(".match") == []
+
+    # Tomas finds Sofia's card and likes it with the keyboard: both see the match, Sofia without a reload.
+    tomas.click("Look again")
+    tomas.wait(lambda: tomas.find(".tutoring-card h3").text == "Sofia")
+    ActionChains(tomas.driver).send_keys(Keys.ARROW_RIGHT).perform()
+    tomas.find(".match")
+    banner = sofia.find(".match")
+    assert "It's a match!" in banner.text and "Tomas" in banner.text and course in banner.text
+    assert sofia.js("return window.__sameDocument === true")
+    sofia.screenshot("match")
+
+    # Sofia opens the chat from the match; Tomas finds her among his matches and reads what she wrote.
+    sofia.click("Open chat", within=banner)
+    sofia.wait(lambda: sofia.text_of("#chat-title") == "Tomas")
+    text = "Could we meet at Kaisa-talo on Tuesday?"
+    sofia.type("Message", text)
+    sofia.click("Send")
+    tomas.click("Matches", within=tomas.find(".subnav"))
+    match = tomas.find(".matches li")
+    assert "Sofia" in match.text and course in match.text
+    tomas.click("Chat", within=match)
+    tomas.wait(lambda: text in [bubble.text.split("\n")[0] for bubble in tomas.all(".messages li")])
