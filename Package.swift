@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "tutoring-benchmark", targets: ["TutoringBenchmark"]),
         .executable(name: "media-benchmark", targets: ["MediaBenchmark"]),
         .executable(name: "exchange-benchmark", targets: ["ExchangeBenchmark"]),
+        .executable(name: "rides-benchmark", targets: ["RidesBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -169,6 +170,12 @@ let package = Package(
             name: "ExchangeBenchmark",
             dependencies: ["BenchmarkSupport", "Exchange", "MatchingCore", "Postgres", .logging, .argumentParser],
             path: "Tools/ExchangeBenchmark"),
+        .executableTarget(
+            name: "RidesBenchmark",
+            dependencies: [
+                "BenchmarkSupport", "Rides", "MatchingCore", "Postgres", .logging, .argumentParser, .histogram,
+            ],
+            path: "Tools/RidesBenchmark"),
         .executableTarget(
             name: "MediaBenchmark",
             dependencies: ["BenchmarkSupport", "MediaStorage", "MediaImaging", .logging, .argumentParser],

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -28,6 +29,8 @@ public final class LiveChannel: Service, Sendable {
 
     private let receiver = NIOLockedValueBox<ReceiverHolder?>(nil)
     private let commands = NIOLockedValueBox<[Command]>([])
+    /// Signalled when a command joins an empty list, so that a channel that receives nothing acts on it at once.
+    private let commandQueued = DispatchSemaphore(value: 0)
     /// How many sockets want each key; a key is bound while its count is above zero.
     private let wanted = NIOLockedValueBox<[String: Int]>([:])
 
@@ -51,7 +54,7 @@ public final class LiveChannel: Service, Sendable {
         }
         guard isFirst else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            commands.withLockedValue { $0.append(.bind(key, { continuation.resume() })) }
+            enqueue(.bind(key, { continuation.resume() }))
         }
     }
 
@@ -64,12 +67,20 @@ public final class LiveChannel: Service, Sendable {
             }
             return false
         }
-        if isLast { commands.withLockedValue { $0.append(.unbind(key)) } }
+        if isLast { enqueue(.unbind(key)) }
     }
 
     /// Publishes without confirms; lost if the broker is away, which suits what is only a hint (typing).
     public func publish(routingKey: String, body: Data) {
-        commands.withLockedValue { $0.append(.publish(routingKey, body)) }
+        enqueue(.publish(routingKey, body))
+    }
+
+    private func enqueue(_ command: Command) {
+        let wasEmpty = commands.withLockedValue { commands in
+            defer { commands.append(command) }
+            return commands.isEmpty
+        }
+        if wasEmpty { commandQueued.signal() }
     }
 
     public func run() async throws {
@@ -117,7 +128,12 @@ public final class LiveChannel: Service, Sendable {
                                     type: "live", timestamp: Date(), traceparent: nil, body: body), mandatory: false)
                         }
                     }
-                    guard let delivery = try broker.nextDelivery(timeout: 0.05) else { continue }
+                    // NB: a channel bound to no key (matching's, which only publishes positions) waits for its next
+                    // command rather than in a read of the socket, which held each frame back for up to the read's
+                    // 50 ms; it still reads without waiting, for the broker's heartbeats and closes.
+                    let receivesNothing = wanted.withLockedValue { $0.isEmpty }
+                    if receivesNothing { _ = commandQueued.wait(timeout: .now() + 0.05) }
+                    guard let delivery = try broker.nextDelivery(timeout: receivesNothing ? 0 : 0.05) else { continue }
                     receiver.withLockedValue { $0 }?.receive(delivery.routingKey, delivery.body)
                     try broker.ack(delivery.tag)
                 }

@@ -3,21 +3,22 @@ import HummingbirdWSClient
 import Logging
 import NIOConcurrencyHelpers
 
-/// One entry of a user's feed as it arrived on the socket.
+/// One entry of a user's feed as it arrived on the socket, or a live frame without seq (typing, a position).
 struct FeedEvent: @unchecked Sendable {
-    var seq: Int64
+    /// Nil for a live frame, which is no entry of the feed.
+    var seq: Int64?
     var type: String
     var data: [String: Any]
     /// `Stopwatch` seconds when the frame was read.
     var receivedAt: Double
-    /// Seconds from the entry's `at` (when notifications stored it) to the read, by the wall clock: the system
-    /// and the generator share the machine.
+    /// Seconds from the entry's `at` (when notifications stored it; a live frame's `at` in its data) to the read,
+    /// by the wall clock: the system and the generator share the machine.
     var sinceStored: Double?
 }
 
 /// A student's WebSocket on `/v1/stream`, held for the whole run and reconnected now and then with `after=` the
 /// last seq seen, as the app does when the phone changes network. It checks that the feed is gapless and
-/// without repeats, and hands each entry to `handle`.
+/// without repeats, and hands each entry, and each live frame without seq, to `handle`.
 final class FeedSocket: Sendable {
     struct Tally: Sendable {
         var lastSeq: Int64 = 0
@@ -115,8 +116,16 @@ final class FeedSocket: Sendable {
         guard let frame = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
             let type = frame["type"] as? String
         else { return }
-        // Typing hints carry no seq: they are not part of the feed.
-        guard let seq = (frame["seq"] as? NSNumber)?.int64Value else { return }
+        let data = frame["data"] as? [String: Any] ?? [:]
+        func sinceStored(_ at: Any?) -> Double? {
+            let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            return (at as? String).flatMap { try? Date($0, strategy: format) }.map { wallClock.timeIntervalSince($0) }
+        }
+        // Typing hints and positions carry no seq: they are not part of the feed, so they pass the checks by.
+        guard let seq = (frame["seq"] as? NSNumber)?.int64Value else {
+            let event = FeedEvent(seq: nil, type: type, data: data, receivedAt: now, sinceStored: sinceStored(data["at"]))
+            return handle(event)
+        }
         let isNew = tally.withLockedValue { tally -> Bool in
             guard seq > tally.lastSeq else {
                 tally.repeated += 1
@@ -127,11 +136,7 @@ final class FeedSocket: Sendable {
             return true
         }
         guard isNew else { return }
-        let storedAt = (frame["at"] as? String).flatMap { try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
-        handle(
-            FeedEvent(
-                seq: seq, type: type, data: frame["data"] as? [String: Any] ?? [:], receivedAt: now,
-                sinceStored: storedAt.map { wallClock.timeIntervalSince($0) }))
+        handle(FeedEvent(seq: seq, type: type, data: data, receivedAt: now, sinceStored: sinceStored(frame["at"])))
     }
 }
 

@@ -1,12 +1,12 @@
 import ArgumentParser
 
-/// The command line: `load [campus|chat|limits] [options]`.
+/// The command line: `load [campus|chat|rides|limits] [options]`.
 struct LoadOptions: ParsableArguments, Sendable {
     enum Scenario: String, Sendable, CaseIterable, ExpressibleByArgument {
-        case campus, chat, limits
+        case campus, chat, rides, limits
     }
 
-    @Argument(help: "campus, chat or limits (see above).")
+    @Argument(help: "campus, chat, rides or limits (see above).")
     var scenario = Scenario.campus
     @Option(help: "The gateway.")
     var gateway = "http://127.0.0.1:8080"
@@ -26,6 +26,14 @@ struct LoadOptions: ParsableArguments, Sendable {
     var sockets = 200
     @Option(help: "chat: seconds between one student's messages, 0 back to back.")
     var messageInterval = 1.0
+    @Option(help: "rides: how many drivers online, each sending a position every --position-every s.")
+    var drivers = 2000
+    @Option(help: "rides: how many rides in progress (a rider each, with a driver of the --drivers).")
+    var rides = 50
+    @Option(help: "rides: seconds between one driver's positions.")
+    var positionEvery = 5.0
+    @Flag(help: "rides: a socket for every driver too, not only for the riders and their drivers.")
+    var allSockets = false
     @Option(help: "Sign-ups at once.")
     var signupConcurrency = 4
     @Option(help: "Round trips and INSERTs for the floors.")
@@ -43,6 +51,14 @@ struct LoadOptions: ParsableArguments, Sendable {
         with after= the last seq seen.
           chat              --sockets students hold a socket, paired by real deliveries; each sends its partner a \
         message every --message-interval s: POST → arrival on the partner's socket, messages/s.
+          rides             --drivers drivers online (a profile, then a position within about 2 km of the campus \
+        centre) and --rides riders, each with a ride request that one of the drivers accepts; then for --seconds \
+        every driver sends a position every --position-every s (spread evenly over that time, a few tens of meters \
+        from the last): the PUT's latency, and for the rides' drivers the time from the PUT to the `location` frame \
+        on the rider's socket, frames lost (the server sends at most one a second per ride, so with positions a \
+        second or more apart every one arrives) and frames at the wrong user. Sockets are held by the riders and \
+        the rides' drivers (--all-sockets: every driver too). At the end the rides are completed and the drivers go \
+        offline.
           limits            only the two floors of this machine (below).
 
         Every scenario ends by measuring two floors of this machine, one operation at a time: a durable RabbitMQ \
@@ -57,6 +73,7 @@ struct LoadOptions: ParsableArguments, Sendable {
           swift build -c release --product load
           .build/release/load campus --students 200 --seconds 60
           .build/release/load chat --sockets 200 --seconds 30
+          .build/release/load rides --drivers 2000 --rides 50 --seconds 60
           .build/release/load limits
         """
 
@@ -64,6 +81,9 @@ struct LoadOptions: ParsableArguments, Sendable {
         guard students >= 2, sockets >= 2, seconds > 0, (0.05...0.95).contains(delivererShare) else {
             throw ValidationError(
                 "--students and --sockets need at least 2, --seconds more than 0, --deliverer-share 0.05 to 0.95")
+        }
+        guard rides >= 1, drivers >= rides, positionEvery >= 1 else {
+            throw ValidationError("--rides needs at least 1, --drivers at least as many, --position-every at least 1 s")
         }
     }
 
@@ -74,6 +94,7 @@ struct LoadOptions: ParsableArguments, Sendable {
         switch scenario {
         case .campus: students
         case .chat: sockets - sockets % 2
+        case .rides: drivers + rides
         case .limits: 0
         }
     }

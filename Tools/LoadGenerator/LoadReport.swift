@@ -8,6 +8,8 @@ struct LoadReport {
     let setUp: Measurements
     let ledger: Ledger
     let students: [Student]
+    /// The students who held a socket.
+    let socketHolders: [Student]
     let undeliveredEntries: Int
     let elapsed: Double
     /// Seconds after the measured phase until the last confirmed message arrived (or arrivals stopped).
@@ -16,7 +18,7 @@ struct LoadReport {
 
     func print() {
         let latencies = measurements.latencies
-        let paths = [Ledger.orderToOffer, Ledger.messageToSocket, Ledger.messageStoredToSocket]
+        let paths = Ledger.paths
         Swift.print("\n== \(options.scenario.rawValue): \(students.count) students, measured phase \(format(elapsed)) s ==")
         Swift.print("\noperations through the gateway (ms; ×RT and ×INS: the p50 as a multiple of the floors below)")
         table(latencies.filter { !paths.contains($0.key) }, setUp: false)
@@ -29,6 +31,7 @@ struct LoadReport {
         }
         errors()
         integrity()
+        if options.scenario == .rides { positions() }
         let counters = measurements.counters.merging(setUp.counters) { $0 + $1 }
         if !counters.isEmpty {
             Swift.print("\nflow")
@@ -66,17 +69,19 @@ struct LoadReport {
     }
 
     private func integrity() {
-        let tallies = students.map(\.socket.state)
+        let tallies = socketHolders.map(\.socket.state)
         let connects = tallies.map(\.connects).reduce(0, +)
         let missing = tallies.map(\.missing).reduce(0, +)
         let repeated = tallies.map(\.repeated).reduce(0, +)
         let messages = ledger.messages
-        Swift.print("\nfeeds and chat: lost or repeated")
+        Swift.print(options.scenario == .rides ? "\nfeeds: lost or repeated" : "\nfeeds and chat: lost or repeated")
         Swift.print(
-            "  sockets \(students.count), connections \(connects) (\(connects - students.count) reconnects with after=), "
+            "  sockets \(socketHolders.count), connections \(connects) "
+                + "(\(connects - socketHolders.count) reconnects with after=), "
                 + "feed entries received \(tallies.map(\.lastSeq).reduce(0, +))")
         Swift.print("  seq gaps (entries skipped on a socket): \(missing); seq repeats: \(repeated)")
         Swift.print("  entries in the feeds after the last seq a socket saw (never arrived live): \(undeliveredEntries)")
+        guard options.scenario != .rides else { return }
         Swift.print(
             "  chat messages sent \(messages.sent): arrived exactly once \(messages.arrivedOnce), lost \(messages.lost), "
                 + "duplicated \(messages.duplicated), at the wrong user \(messages.misdelivered)")
@@ -85,9 +90,28 @@ struct LoadReport {
         Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second (measured phase and drain)")
     }
 
+    private func positions() {
+        let positions = ledger.positions
+        let frames = measurements.latencies[Ledger.positionToSocket]?.count ?? 0
+        Swift.print("\nrides: positions of the rides' drivers to their riders' sockets")
+        Swift.print(
+            "  positions sent \(positions.sent): arrived exactly once \(positions.arrivedOnce), lost \(positions.lost), "
+                + "duplicated \(positions.duplicated), at the wrong user \(positions.misdelivered), "
+                + "frames of no position sent \(positions.unknown)")
+        Swift.print("  frames read before their PUT was answered: \(positions.beforeAnswer) of \(frames)")
+        Swift.print(
+            "  shortest time between two frames of one ride: "
+                + (positions.shortestGap.map { "\(format($0)) s" } ?? "none") + " (the server sends at most one a second)")
+        Swift.print("  time after the measured phase until the last position arrived: \(format(drainSeconds)) s")
+    }
+
     private func ratios(_ limits: MachineLimits, latencies: [String: Distribution]) {
         Swift.print("\nmain figures as multiples of the floors (RT: broker round trip p50, INS: INSERT p50)")
-        for name in [Ledger.messageToSocket, Ledger.orderToOffer, "POST /v1/conversations/{id}/messages", "POST /v1/orders"] {
+        let names = [
+            Ledger.messageToSocket, Ledger.orderToOffer, "POST /v1/conversations/{id}/messages", "POST /v1/orders",
+            Ledger.positionToSocket, RidesScenario.positionOperation, RidesScenario.ridePositionOperation,
+        ]
+        for name in names {
             guard let distribution = latencies[name], distribution.count > 0 else { continue }
             Swift.print(
                 "  \(name): p50 \(milliseconds(distribution.median)) ms = \(format(distribution.median / limits.brokerRoundTrip.median)) RT"

@@ -40,43 +40,63 @@ struct LoadRun {
             ledger: ledger, measurements: measurements, logger: logger)
         let signUpSeconds = Stopwatch.now() - signUpStart
         LoadReport.printSignUp(setUpMeasurements, students: population.students.count, seconds: signUpSeconds)
+        // NB: access tokens last 15 minutes unless the system says otherwise (ACCESS_TOKEN_SECONDS).
+        if signUpSeconds > 600 {
+            print("warning: sign-up took over 10 minutes; the first students' access tokens may expire during the run")
+        }
 
         let reconnectEvery = options.scenario == .campus && options.reconnectEvery > 0 ? options.reconnectEvery : nil
-        let sockets = await population.openSockets(reconnectEvery: reconnectEvery)
         let actions = StudentActions(gateway: gateway, ledger: ledger, measurements: measurements)
         let setUp = StudentActions(gateway: setUpGateway, ledger: ledger, measurements: setUpMeasurements)
+        let rides =
+            options.scenario == .rides
+            ? RidesScenario(
+                options: options, population: population, setUp: setUp, actions: actions,
+                center: .init(lat: latitude, lon: longitude)) : nil
+        let holders = rides?.socketHolders ?? population.students
+        let sockets = await population.openSockets(of: holders, reconnectEvery: reconnectEvery)
         let start = Stopwatch.now()
-        var elapsed: Double
+        let elapsed: Double
+        let drain: Double
         switch options.scenario {
         case .campus:
             await CampusScenario(options: options, population: population, actions: actions, measurements: measurements).run()
             elapsed = Stopwatch.now() - start
+            drain = await drainArrivals(ledger)
+        case .rides:
+            guard let rides, let started = await rides.start() else {
+                throw LoadError("no ride could be set up: see the errors of POST /v1/rides and its accept")
+            }
+            elapsed = await rides.drive(started.drivers)
+            drain = await drainArrivals(ledger)
+            await rides.finish(drivers: started.drivers, rides: started.rides)
         default:
             elapsed = await ChatScenario(options: options, population: population, setUp: setUp, actions: actions).run()
+            drain = await drainArrivals(ledger)
         }
-        let drain = await drainMessages(ledger)
-        let undelivered = await entriesNotOnSockets(population.students, gateway: setUpGateway)
+        let undelivered = await entriesNotOnSockets(holders, gateway: setUpGateway)
         await population.closeSockets(sockets)
 
         let limits = options.measuresLimits ? try await MachineLimits.measure(samples: options.limitSamples, logger: logger) : nil
         LoadReport(
             options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
-            students: population.students, undeliveredEntries: undelivered, elapsed: elapsed, drainSeconds: drain,
-            limits: limits
+            students: population.students, socketHolders: holders, undeliveredEntries: undelivered, elapsed: elapsed,
+            drainSeconds: drain, limits: limits
         ).print()
     }
 
-    /// Gives what is still on its way time to arrive: until every message the chat confirmed has, or none has for
-    /// 5 s; then one more second for the rest of the feeds. Returns how long it took: a backlog shows here.
-    private func drainMessages(_ ledger: Ledger) async -> Double {
+    /// Gives what is still on its way time to arrive: until every message the chat confirmed and every position of
+    /// a ride has, or none has for 5 s; then one more second for the rest of the feeds. Returns how long it took: a
+    /// backlog shows here.
+    private func drainArrivals(_ ledger: Ledger) async -> Double {
         let start = Stopwatch.now()
         var progress = (arrived: -1, at: start)
         while true {
-            let messages = ledger.messages
+            let (messages, positions) = (ledger.messages, ledger.positions)
             let now = Stopwatch.now()
-            if messages.lost == 0 { break }
-            if messages.arrivedOnce != progress.arrived {
-                progress = (messages.arrivedOnce, now)
+            if messages.lost + positions.lost == 0 { break }
+            if messages.arrivedOnce + positions.arrivedOnce != progress.arrived {
+                progress = (messages.arrivedOnce + positions.arrivedOnce, now)
             } else if now - progress.at > 5 {
                 break
             }

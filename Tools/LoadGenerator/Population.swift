@@ -3,7 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 
 /// A student of the simulated campus, signed up for this run, with the socket and mailbox of their feed. The
-/// socket sends offers and chat messages to the ledger, and every entry to the mailbox.
+/// socket sends offers, chat messages and positions to the ledger, and every entry to the mailbox.
 final class Student: Sendable {
     let index: Int
     let id: String
@@ -28,6 +28,15 @@ final class Student: Sendable {
             userId: id, measurements: measurements, logger: logger, url: { gateway.streamURL(token: token, after: $0) }
         ) { event in
             switch event.type {
+            case "location":
+                // A live frame, never waited for: it goes to the ledger alone.
+                if let rideId = event.data.id("rideId"), let lat = event.data["lat"] as? Double,
+                    let lon = event.data["lon"] as? Double
+                {
+                    ledger.positionArrived(
+                        ride: rideId, lat: lat, lon: lon, on: id, at: event.receivedAt, sinceStored: event.sinceStored)
+                }
+                return
             case "offer.made":
                 if let orderId = event.data.id("orderId") { ledger.offerArrived(order: orderId, at: event.receivedAt) }
             case "message.sent":
@@ -137,15 +146,18 @@ struct Population: Sendable {
         return nil
     }
 
-    /// Opens every student's socket and waits until all are up (or `timeout` passes); returns the tasks that
-    /// hold them until `closeSockets()`.
-    func openSockets(reconnectEvery: Double?, timeout: Double = 60) async -> [Task<Void, Never>] {
+    /// Opens the socket of each of `holders` (every student when nil) and waits until all are up (or `timeout`
+    /// passes); returns the tasks that hold them until `closeSockets()`.
+    func openSockets(of holders: [Student]? = nil, reconnectEvery: Double?, timeout: Double = 60) async
+        -> [Task<Void, Never>]
+    {
+        let holders = holders ?? students
         let connected = NIOLockedValueBox(0)
-        let tasks = students.map { student in
+        let tasks = holders.map { student in
             Task { await student.socket.run(reconnectEvery: reconnectEvery) { connected.withLockedValue { $0 += 1 } } }
         }
         let deadline = Stopwatch.now() + timeout
-        while connected.withLockedValue({ $0 }) < students.count, Stopwatch.now() < deadline {
+        while connected.withLockedValue({ $0 }) < holders.count, Stopwatch.now() < deadline {
             try? await Task.sleep(for: .milliseconds(100))
         }
         return tasks

@@ -142,15 +142,21 @@ public struct RidesPostgresRepository: Sendable {
     {
         try await transaction { store in
             _ = try store.requireDriver(caller)
+            // NB: the nearest first, and only they are joined: the planner expects about one request in the circle and
+            // would otherwise join each of hundreds to the names and positions by nested loops.
             let rows = try store.connection.query(
                 """
-                SELECT \(RideStore.rideColumns), ST_Distance(r.pickup, \(point.geography)) AS distance
-                FROM rides r \(RideStore.rideJoins)
-                WHERE r.campus = \(caller.campus) AND r.status = 'open' AND r.expires_at > now()
-                    AND r.rider_id <> \(caller.userId)
-                    AND ST_DWithin(r.pickup, \(point.geography), \(radiusMeters)::double precision)
-                ORDER BY distance, r.id
-                LIMIT \(limit)
+                SELECT \(RideStore.rideColumns), near.distance
+                FROM (
+                    SELECT id, ST_Distance(pickup, \(point.geography)) AS distance FROM rides
+                    WHERE campus = \(caller.campus) AND status = 'open' AND expires_at > now()
+                        AND rider_id <> \(caller.userId)
+                        AND ST_DWithin(pickup, \(point.geography), \(radiusMeters)::double precision)
+                    ORDER BY distance, id
+                    LIMIT \(limit)
+                ) near
+                JOIN rides r ON r.id = near.id \(RideStore.rideJoins)
+                ORDER BY near.distance, r.id
                 """)
             return RideRequestList(
                 requests: try rows.map { row in
