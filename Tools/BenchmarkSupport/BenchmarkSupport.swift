@@ -73,3 +73,21 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
+
+/// A running count of what the clients found, such as how many results a page held.
+public final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0
+    private var count = 0
+
+    public init() {}
+
+    public func add(_ value: Int) {
+        lock.withLock {
+            total += value
+            count += 1
+        }
+    }
+
+    public var average: Double { lock.withLock { count == 0 ? 0 : Double(total) / Double(count) } }
+}

@@ -122,19 +122,3 @@ struct ExchangeBenchmark: AsyncParsableCommand {
         GeoPoint(lat: center.lat + (random.unit() - 0.5) * span, lon: center.lon + (random.unit() - 0.5) * span * 2)
     }
 }
-
-/// A running count of what the clients found.
-final class Tally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var total = 0
-    private var count = 0
-
-    func add(_ value: Int) {
-        lock.withLock {
-            total += value
-            count += 1
-        }
-    }
-
-    var average: Double { lock.withLock { count == 0 ? 0 : Double(total) / Double(count) } }
-}

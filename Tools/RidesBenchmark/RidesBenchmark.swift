@@ -156,21 +156,6 @@ struct RidesBenchmark: AsyncParsableCommand {
     }
 }
 
-/// A running count of what the clients found.
-final class Tally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var total = 0
-    private var count = 0
-
-    func add(_ value: Int) {
-        lock.withLock {
-            total += value
-            count += 1
-        }
-    }
-
-    var average: Double { lock.withLock { count == 0 ? 0 : Double(total) / Double(count) } }
-}
 
 /// Position latencies in microseconds, apart for drivers with and without a ride under way.
 final class KindLatencies: @unchecked Sendable {
