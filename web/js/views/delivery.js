@@ -6,8 +6,8 @@
 // #/delivery/match/<matchId>. The API has no "what is mine under way" call, so the open run, the order and the match
 // are also remembered per user in localStorage: the Delivery tab (plain #/delivery) comes back to them.
 
-import { clock, describe, distance, field, form, h, replace, sameId, toast, uuid } from "../dom.js";
-import { campusMap } from "../map.js";
+import { clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../dom.js";
+import { lifetime } from "../lifetime.js";
 
 const sharingInterval = 2000;
 const fallbackPoll = 10_000;
@@ -18,7 +18,7 @@ export function mount(root, context) {
   const show = { offer: offerScreen, order: orderScreen, match: matchScreen }[screen];
   if (show && id) show(root, context, id, life);
   else home(root, context, life);
-  return () => life.close();
+  return () => life.end();
 }
 
 // --- What is under way, per user --------------------------------------------------------------------------------
@@ -100,31 +100,6 @@ async function openOffer(api, feed, offerId) {
 
 // --- Helpers ------------------------------------------------------------------------------------------------------
 
-/** What a screen started, undone in reverse when it goes; closing twice is harmless. */
-function lifetime() {
-  const stops = [];
-  return {
-    alive: true,
-    on(stop) {
-      stops.push(stop);
-      return stop;
-    },
-    every(milliseconds, work) {
-      const timer = setInterval(work, milliseconds);
-      stops.push(() => clearInterval(timer));
-    },
-    map(element, center) {
-      const map = campusMap(element, center);
-      stops.push(() => map.destroy());
-      return map;
-    },
-    close() {
-      this.alive = false;
-      stops.splice(0).reverse().forEach((stop) => stop());
-    },
-  };
-}
-
 function key(id) {
   return typeof id === "string" ? id.toLowerCase() : "";
 }
@@ -160,10 +135,6 @@ async function attempt(place, button, work) {
   } finally {
     button.disabled = false;
   }
-}
-
-function rejection(fieldName, detail) {
-  return Object.assign(new Error(detail), { field: fieldName, detail });
 }
 
 /** "0:24". */
@@ -295,9 +266,9 @@ function home(root, context, life) {
     content));
 
   function render() {
-    sideLife?.close();
+    sideLife?.end();
     sideLife = lifetime();
-    life.on(() => sideLife.close());
+    life.add(() => sideLife.end());
     for (const button of switches) button.setAttribute("aria-pressed", String(button.dataset.side === side));
     (side === "delivering" ? delivererSide : ordererSide)(content, context, sideLife);
   }
@@ -326,9 +297,9 @@ function delivererSide(content, context, life) {
   const { api } = context;
   let current = null;
   const stage = (show, ...args) => {
-    current?.close();
+    current?.end();
     current = lifetime();
-    life.on(() => current.close());
+    life.add(() => current.end());
     show(content, context, current, stage, ...args);
   };
   const run = remembered(api.user).run;
@@ -362,8 +333,8 @@ function checkIn(content, context, life, stage) {
     near: () => pointOf(restaurant.place()) ?? campus.center,
     onChange: (place) => chosen?.show("destination", place, "building"),
   });
-  life.on(restaurant.stop);
-  life.on(destination.stop);
+  life.add(restaurant.stop);
+  life.add(destination.stop);
   const checkInForm = form({ "aria-label": "Check in" }, [
     h("p", { class: "hint" }, "At a restaurant and going back to campus? Check in, and orderers near your way can ask you to bring their food."),
     restaurant.element,
@@ -376,8 +347,8 @@ function checkIn(content, context, life, stage) {
     mapElement,
     h("button", { type: "submit", class: "primary" }, "Check in"),
   ], async (element) => {
-    if (!restaurant.place()) throw rejection("restaurantId", "Choose a restaurant from the suggestions.");
-    if (!destination.place()) throw rejection("destinationId", "Choose the building you are heading to from the suggestions.");
+    if (!restaurant.place()) throw problem("restaurantId", "Choose a restaurant from the suggestions.");
+    if (!destination.place()) throw problem("destinationId", "Choose the building you are heading to from the suggestions.");
     const body = {
       id: clientId,
       restaurantId: restaurant.place().id,
@@ -429,8 +400,8 @@ function openRun(content, context, life, stage, run) {
     go(`delivery/offer/${data.offerId}`);
   };
   // Offers that came while this screen was not showing were looked for on the way here (underWay).
-  life.on(feed.on("offer.made", offered));
-  life.on(feed.on("run.closed", (data) => {
+  life.add(feed.on("offer.made", offered));
+  life.add(feed.on("run.closed", (data) => {
     if (!sameId(data.runId, run.id)) return;
     remember(api.user, { run: null });
     if (data.reason === "expired") toast("Your run ended: its time was up.");
@@ -466,8 +437,8 @@ function ordererSide(content, context, life) {
       loadRuns();
     },
   });
-  life.on(restaurant.stop);
-  life.on(destination.stop);
+  life.add(restaurant.stop);
+  life.add(destination.stop);
   const items = h("textarea", { name: "items", rows: 3, maxlength: 500, required: true, placeholder: "Lunch of the day, a coffee…" });
 
   const orderForm = form({ "aria-label": "Order" }, [
@@ -477,8 +448,8 @@ function ordererSide(content, context, life) {
     field("What to bring", items),
     h("button", { type: "submit", class: "primary" }, "Order"),
   ], async (element) => {
-    if (!restaurant.place()) throw rejection("restaurantId", "Choose a restaurant from the suggestions or the list.");
-    if (!destination.place()) throw rejection("destinationId", "Choose the building to deliver to from the suggestions.");
+    if (!restaurant.place()) throw problem("restaurantId", "Choose a restaurant from the suggestions or the list.");
+    if (!destination.place()) throw problem("destinationId", "Choose the building to deliver to from the suggestions.");
     const runId = element.querySelector("input[name='runId']:checked")?.value || undefined;
     const body = {
       id: clientId,
@@ -589,7 +560,7 @@ function offerScreen(root, context, offerId, life) {
 
   function leave(text) {
     if (!life.alive) return;
-    life.close();
+    life.end();
     const endedOffers = [key(offerId), ...(remembered(api.user).endedOffers ?? [])].slice(0, 10);
     remember(api.user, { offer: null, endedOffers });
     toast(text);
@@ -648,7 +619,7 @@ function offerScreen(root, context, offerId, life) {
       "offer.declined": "Declined. The order goes to someone else.",
     };
     for (const [type, text] of Object.entries(endings)) {
-      life.on(feed.on(type, (data) => {
+      life.add(feed.on(type, (data) => {
         if (sameId(data.offer?.offerId, offer.offerId) && !answering) leave(text);
       }));
     }
@@ -717,12 +688,12 @@ function orderScreen(root, context, orderId, life) {
     status.textContent = describe(error);
     again.hidden = false;
   });
-  life.on(feed.on("match.accepted", (data) => {
+  life.add(feed.on("match.accepted", (data) => {
     if (!sameId(data.match?.orderId, orderId)) return;
     remember(api.user, { orderId, matchId: data.match.matchId });
     location.replace(`#/delivery/match/${data.match.matchId}`);
   }));
-  life.on(feed.on("order.expired", (data) => {
+  life.add(feed.on("order.expired", (data) => {
     if (sameId(data.orderId, orderId)) load().catch(() => {});
   }));
   // The orderer hears of a match and of expiry; whether a deliverer is being asked meanwhile has no event.
@@ -898,7 +869,7 @@ function matchScreen(root, context, matchId, life) {
     sendTimer = null;
     waitingPoint = null;
   }
-  life.on(stopSharing);
+  life.add(stopSharing);
 
   share.addEventListener("click", () => (sharing ? stopSharing() : startSharing()));
   map.onClick((point) => {
@@ -920,15 +891,15 @@ function matchScreen(root, context, matchId, life) {
     status.textContent = describe(error);
     back.hidden = false;
   });
-  life.on(feed.on("location", (data) => {
+  life.add(feed.on("location", (data) => {
     if (match && sameId(data.matchId, matchId) && match.status === "active" && !isDeliverer()) {
       showPosition({ lat: data.lat, lon: data.lon }, data.at);
     }
   }));
-  life.on(feed.on("match.completed", (data) => {
+  life.add(feed.on("match.completed", (data) => {
     if (sameId(data.match?.matchId, matchId)) load().catch(() => {});
   }));
-  life.on(feed.on("match.cancelled", (data) => {
+  life.add(feed.on("match.cancelled", (data) => {
     if (!sameId(data.match?.matchId, matchId)) return;
     api.get(`/v1/matches/${matchId}`).then(afterCancel).catch(() => {});
   }));

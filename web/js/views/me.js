@@ -1,24 +1,13 @@
 // The person: name, bio and photo as others see them, delivering or ordering, and logging out.
 
 import { field, form, h, replace, toast, values } from "../dom.js";
+import { imageKeeper } from "../images.js";
 
 export function mount(root, { api }) {
-  let alive = true;
+  const images = imageKeeper(api);
   const photo = h("img", { class: "avatar large", alt: "Your photo", hidden: true });
   const user = api.user;
-
-  async function showPhoto(id) {
-    if (!id) return;
-    try {
-      const url = await api.imageURL(id, "small");
-      if (!alive) return URL.revokeObjectURL(url);
-      if (photo.src.startsWith("blob:")) URL.revokeObjectURL(photo.src);
-      photo.src = url;
-      photo.hidden = false;
-    } catch {
-      photo.hidden = true;
-    }
-  }
+  const showPhoto = (id) => id && images.show(photo, id, "small");
 
   const profile = form({ "aria-label": "Profile" }, [
     field("Name", h("input", { name: "name", value: user.name, maxlength: 80, required: true, autocomplete: "name" })),
@@ -57,8 +46,5 @@ export function mount(root, { api }) {
       h("button", { type: "button", class: "danger", onclick: () => api.logout() }, "Log out")));
   showPhoto(user.photoId);
   api.get("/v1/me").then((fresh) => api.setUser(fresh)).catch(() => {});
-  return () => {
-    alive = false;
-    if (photo.src.startsWith("blob:")) URL.revokeObjectURL(photo.src);
-  };
+  return () => images.stop();
 }

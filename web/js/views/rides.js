@@ -6,7 +6,8 @@
 
 import { ApiError } from "../api.js";
 import { clock, describe, distance, field, form, h, problem, replace, sameId, uuid } from "../dom.js";
-import { campusMap, whereAmI } from "../map.js";
+import { lifetime } from "../lifetime.js";
+import { whereAmI } from "../map.js";
 
 // The server forgets a driver after 60 s without a position.
 const HEARTBEAT = 20_000;
@@ -33,31 +34,6 @@ export function mount(root, context) {
   if (first === "drive") return driverHome(root, context);
   if (first) return rideScreen(root, context, first);
   return riderHome(root, context);
-}
-
-/** What a screen started, undone at once when it goes. */
-function lifetime() {
-  const stops = [];
-  return {
-    alive: true,
-    add(stop) {
-      stops.push(stop);
-    },
-    every(milliseconds, action) {
-      const timer = setInterval(action, milliseconds);
-      stops.push(() => clearInterval(timer));
-    },
-    end() {
-      this.alive = false;
-      for (const stop of stops.splice(0).reverse()) {
-        try {
-          stop();
-        } catch (error) {
-          console.error(error);
-        }
-      }
-    },
-  };
 }
 
 /** The ride this browser last asked for or accepted, per user and side: the API has no "my current ride". */
@@ -264,8 +240,7 @@ function riderHome(root, { api, campus, go, user }) {
   const requestId = uuid();
 
   const mapElement = h("div", { class: "map ride-map", role: "region", "aria-label": "Map: a click sets the pickup or the drop-off" });
-  const map = campusMap(mapElement, campus.center);
-  life.add(() => map.destroy());
+  const map = life.map(mapElement, campus.center);
   let pickupMarker = null;
   let dropoffMarker = null;
 
@@ -418,8 +393,7 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
     title, status, progress, people, where, mapHint, mapElement, details, error, actions);
   replace(root, h("p", { class: "back" }, h("a", { href: "#/rides" }, "← Rides")), section);
 
-  const map = campusMap(mapElement, campus.center);
-  life.add(() => map.destroy());
+  const map = life.map(mapElement, campus.center);
   let pickupMarker = null;
   let dropoffMarker = null;
   let driverMarker = null;
@@ -699,8 +673,7 @@ function driverHome(root, { api, feed, campus, go, user }) {
   let here = null;
 
   const mapElement = h("div", { class: "map ride-map", role: "region", "aria-label": "Map: a click sets where you are" });
-  const map = campusMap(mapElement, campus.center);
-  life.add(() => map.destroy());
+  const map = life.map(mapElement, campus.center);
   let hereMarker = null;
   let requestMarkers = [];
 
