@@ -65,16 +65,17 @@ public final class PostgresPool: Service, Sendable {
     }
 
     /// Runs `body` in a transaction, committed when it returns and rolled back when it throws. Serialization
-    /// failures and deadlocks run it again, up to `attempts` times, so `body` must be safe to repeat.
+    /// failures and deadlocks run it again, up to `attempts` times, so `body` must be safe to repeat. For `durable`,
+    /// see `PostgresConnection.transaction`.
     public func transaction<T: Sendable>(
-        isolation: IsolationLevel = .readCommitted, attempts: Int = 5,
+        isolation: IsolationLevel = .readCommitted, durable: Bool = true, attempts: Int = 5,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {
             do {
                 return try await withConnection { connection in
-                    try connection.transaction(isolation: isolation, body)
+                    try connection.transaction(isolation: isolation, durable: durable, body)
                 }
             } catch let error as PostgresError where error.isRetryable && attempt < attempts {
                 attempt += 1
@@ -94,10 +95,16 @@ public enum IsolationLevel: String, Sendable {
 
 extension PostgresConnection {
     /// Runs `body` between BEGIN and COMMIT on this connection, rolling back when it throws.
-    public func transaction<T>(isolation: IsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T)
-        throws -> T
-    {
-        try execute(script: "BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+    ///
+    /// A transaction that is not `durable` commits without waiting for its WAL to reach the disk
+    /// (`synchronous_commit = off`): it is atomic and seen at once by others, but a crash of the server may undo the
+    /// last fraction of a second of such commits, each whole. Only for what the next write replaces anyway, such as a
+    /// live position, whose commit would otherwise wait for the disk on every one of hundreds a second.
+    public func transaction<T>(
+        isolation: IsolationLevel = .readCommitted, durable: Bool = true, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        try execute(
+            script: "BEGIN ISOLATION LEVEL \(isolation.rawValue)" + (durable ? "" : "; SET LOCAL synchronous_commit = off"))
         do {
             let value = try body(self)
             try execute(script: "COMMIT")

@@ -71,7 +71,7 @@ import TestSupport
             _ = try await app.checkIn(aino)
             _ = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
             _ = try await app.order(olli, "Coffee")
-            let movedOn = try await eventually(timeout: 10) { try await app.pendingOffer(for: eero) != nil }
+            let movedOn = try await eventually(timeout: 30) { try await app.pendingOffer(for: eero) != nil }
             #expect(movedOn)
         }
         // Eero's offer may expire in turn before the application stops: only the first three offer events count.

@@ -136,6 +136,28 @@ import TestSupport
         #expect(value == 10)
     }
 
+    @Test func aTransactionThatIsNotDurableSkipsTheFlushAndOnlyItself() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        @Sendable func setting(_ connection: PostgresConnection) throws -> String {
+            try connection.query("SELECT current_setting('synchronous_commit') AS value").first!.decode("value")
+        }
+
+        let (inside, committed) = try await database.pool.withConnection { connection in
+            let inside = try connection.transaction(durable: false) { connection in
+                try connection.query("INSERT INTO counters (name, value) VALUES ('position', 1)")
+                return try setting(connection)
+            }
+            return (inside, try setting(connection))
+        }
+        let durable = try await database.pool.transaction { try setting($0) }
+        let stored = try await database.pool.query("SELECT value FROM counters WHERE name = 'position'")
+
+        #expect(inside == "off")
+        #expect(committed == "on")
+        #expect(durable == "on")
+        #expect(try stored.first?.decode("value", as: Int.self) == 1)
+    }
+
     @Test func listenReceivesANotifyAfterCommit() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         let listener = try PostgresConnection(url: database.url)

@@ -30,6 +30,7 @@ struct LoadReport {
             table(setUpLatencies, setUp: true)
         }
         errors()
+        slowSeconds()
         integrity()
         if options.scenario == .rides { positions() }
         let counters = measurements.counters.merging(setUp.counters) { $0 + $1 }
@@ -66,6 +67,26 @@ struct LoadReport {
         let errors = measurements.errors.merging(setUp.errors) { $0 + $1 }
         Swift.print("\nerrors by operation and status" + (errors.isEmpty ? ": none" : ""))
         for (name, count) in errors.sorted(by: { $0.key < $1.key }) { Swift.print("  \(name): \(count)") }
+    }
+
+    /// The seconds in which operations and paths were slow: whether a tail is spread out or comes in bursts.
+    private func slowSeconds() {
+        let timeline = measurements.timeline
+        let slow = timeline.filter { $0.1.slow > 0 }
+        let total = slow.map(\.1.slow).reduce(0, +)
+        let threshold = milliseconds(Measurements.slowSeconds)
+        Swift.print("\nover \(threshold) ms, by second of the measured phase" + (slow.isEmpty ? ": none" : ""))
+        guard !slow.isEmpty else { return }
+        Swift.print("  \(total) of \(timeline.map(\.1.operations).reduce(0, +)) in \(slow.count) of \(timeline.count) seconds")
+        let clock = DateFormatter()
+        clock.dateFormat = "HH:mm:ss"
+        clock.timeZone = TimeZone(identifier: "UTC")
+        let start = measurements.startDate
+        for (second, tally) in slow.sorted(by: { $0.1.slow > $1.1.slow }).prefix(12).sorted(by: { $0.0 < $1.0 }) {
+            Swift.print(
+                "  second \(pad(String(second), 4)) (\(clock.string(from: start + Double(second))) UTC): \(pad(String(tally.slow), 5)) of \(pad(String(tally.operations), 5)), "
+                    + "slowest \(milliseconds(tally.slowest)) ms")
+        }
     }
 
     private func integrity() {

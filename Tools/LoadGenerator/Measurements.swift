@@ -9,14 +9,37 @@ final class Measurements: Sendable {
         var latencies: [String: Distribution] = [:]
         var errors: [String: Int] = [:]
         var counters: [String: Int] = [:]
+        /// Since `resetLatencies`: when it was, and each second's operations and how many of them were slow.
+        var since = Stopwatch.now()
+        var sinceDate = Date()
+        var seconds: [Int: Second] = [:]
     }
+
+    /// One second of the measured phase: the operations that ended in it.
+    struct Second: Sendable {
+        var operations = 0
+        var slow = 0
+        var slowest = 0.0
+    }
+
+    /// What counts as slow in the timeline.
+    static let slowSeconds = 0.05
 
     private let state = NIOLockedValueBox(State())
 
     /// Records `seconds` under `name` (an operation such as `POST /v1/orders`, or a path through the system).
     func record(_ name: String, seconds: Double) {
-        state.withLockedValue { $0.latencies[name, default: Distribution()].record(seconds) }
+        state.withLockedValue { state in
+            state.latencies[name, default: Distribution()].record(seconds)
+            let second = Int(Stopwatch.now() - state.since)
+            state.seconds[second, default: Second()].operations += 1
+            if seconds > Self.slowSeconds {
+                state.seconds[second]!.slow += 1
+                state.seconds[second]!.slowest = max(state.seconds[second]!.slowest, seconds)
+            }
+        }
     }
+
 
     /// Counts an error of `operation`: an HTTP status, or a word for what went wrong (`timeout`, `closed`).
     func recordError(_ operation: String, _ status: String) {
@@ -34,12 +57,21 @@ final class Measurements: Sendable {
     var latencies: [String: Distribution] { state.withLockedValue { $0.latencies } }
     var errors: [String: Int] { state.withLockedValue { $0.errors } }
     var counters: [String: Int] { state.withLockedValue { $0.counters } }
+    /// When the set-up ended, by the wall clock (to find a slow second in the services' logs).
+    var startDate: Date { state.withLockedValue { $0.sinceDate } }
+    /// Each second since the set-up ended, in order (seconds in which nothing ended are left out).
+    var timeline: [(second: Int, Second)] {
+        state.withLockedValue { $0.seconds.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
 
     /// Forgets the latencies and errors of the set-up, keeping its counters.
     func resetLatencies() {
         state.withLockedValue {
             $0.latencies = [:]
             $0.errors = [:]
+            $0.seconds = [:]
+            $0.since = Stopwatch.now()
+            $0.sinceDate = Date()
         }
     }
 }

@@ -40,10 +40,18 @@ public enum PositionPacing {
                 """
             ).first
         else { return false }
-        let decision = decide(
-            lastSentAt: try row.decode("position_sent_at"), isPending: try row.decode("position_pending"),
-            now: try row.decode("now"))
-        switch decision {
+        return try record(
+            table: table, id: id, flow: flow, lastSentAt: try row.decode("position_sent_at"),
+            isPending: try row.decode("position_pending"), now: try row.decode("now"), on: connection)
+    }
+
+    /// `record` for a row the caller has locked and read already: its `position_sent_at` and `position_pending`, and
+    /// the database's clock since it was locked.
+    public static func record(
+        table: String, id: UUID, flow: String, lastSentAt: Date?, isPending: Bool, now: Date,
+        on connection: PostgresConnection
+    ) throws -> Bool {
+        switch decide(lastSentAt: lastSentAt, isPending: isPending, now: now) {
         case .sendNow:
             try connection.query("UPDATE \(unescaped: table) SET position_sent_at = clock_timestamp() WHERE id = \(id)")
             return true
@@ -57,13 +65,16 @@ public enum PositionPacing {
     }
 
     /// Records, once a frame decided in a transaction is handed over after its commit, that it went out now: the
-    /// next one is a second after this moment, not after the decision.
-    public static func markSent(table: String, id: UUID, on connection: PostgresConnection) throws {
-        try connection.query(
-            """
-            UPDATE \(unescaped: table) SET position_sent_at = greatest(position_sent_at, clock_timestamp())
-            WHERE id = \(id)
-            """)
+    /// next one is a second after this moment, not after the decision. A failure here only lets the next frame follow
+    /// this one a little sooner.
+    public static func markSent(table: String, id: UUID, in database: PostgresPool) async {
+        _ = try? await database.transaction(durable: false) { connection in
+            try connection.query(
+                """
+                UPDATE \(unescaped: table) SET position_sent_at = greatest(position_sent_at, clock_timestamp())
+                WHERE id = \(id)
+                """)
+        }
     }
 
     /// For the timer of `flow`: with the row `id` of `table` locked, takes its pending position and records it as

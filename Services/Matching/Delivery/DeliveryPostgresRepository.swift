@@ -18,9 +18,13 @@ public struct DeliveryPostgresRepository: Sendable {
         self.positions = positions
     }
 
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (DeliveryStore) throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(
+        durable: Bool = true, _ body: @escaping @Sendable (DeliveryStore) throws -> T
+    ) async throws -> T {
         let settings = settings
-        return try await database.transaction { connection in try body(DeliveryStore(connection: connection, settings: settings)) }
+        return try await database.transaction(durable: durable) { connection in
+            try body(DeliveryStore(connection: connection, settings: settings))
+        }
     }
 
     // MARK: Runs
@@ -162,16 +166,13 @@ public struct DeliveryPostgresRepository: Sendable {
     /// The deliverer's latest position on their active match, kept until it ends; it goes to the orderer at most once
     /// a second (the latest always). Anyone but the deliverer gets 404; a match that is over, 409.
     public func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Caller) async throws -> Match {
-        let (match, frame) = try await transaction { store in
+        let (match, frame) = try await transaction(durable: false) { store in
             try store.reportPosition(point, matchId: matchId, caller: caller)
         }
         // NB: sent once committed, so that a frame never shows a position the match does not.
         if let frame {
             positions.send(frame.payload, to: frame.receiver)
-            // A failure here only lets the next frame follow this one a little sooner.
-            _ = try? await database.withConnection {
-                try PositionPacing.markSent(table: "matches", id: matchId, on: $0)
-            }
+            await PositionPacing.markSent(table: "matches", id: matchId, in: database)
         }
         return match
     }

@@ -19,9 +19,11 @@ public struct RidesPostgresRepository: Sendable {
         self.positions = positions
     }
 
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (RideStore) throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(
+        durable: Bool = true, _ body: @escaping @Sendable (RideStore) throws -> T
+    ) async throws -> T {
         let settings = settings
-        return try await database.transaction { connection in
+        return try await database.transaction(durable: durable) { connection in
             try body(RideStore(connection: connection, settings: settings))
         }
     }
@@ -48,25 +50,14 @@ public struct RidesPostgresRepository: Sendable {
     }
 
     /// The caller's latest position: they are online until it is older than the online window. 409 without a profile.
-    /// While they drive a ride, it also goes to its rider, at most once a second (the latest always).
+    /// While they drive a ride, it also goes to its rider, at most once a second (the latest always). Not `durable`:
+    /// every driver sends one every few seconds, and the next replaces it.
     public func reportPosition(_ point: GeoPoint, caller: Caller) async throws -> Driver {
-        let (driver, frame) = try await transaction { store in
-            _ = try store.requireDriver(caller)
-            try store.connection.query(
-                """
-                INSERT INTO ride_driver_positions (driver_id, campus, location, reported_at)
-                VALUES (\(caller.userId), \(caller.campus), \(point.geography), now())
-                ON CONFLICT (driver_id) DO UPDATE SET campus = excluded.campus, location = excluded.location,
-                    reported_at = excluded.reported_at
-                """)
-            let driver = try store.driver(caller.userId, campus: caller.campus)!
-            return (driver, try store.paceRidePosition(of: caller.userId))
-        }
+        let (driver, frame) = try await transaction(durable: false) { try $0.reportPosition(point, caller: caller) }
         // NB: sent once committed, so that a frame never shows a position the ride does not.
         if let frame, let rideId = frame.payload.rideId {
             positions.send(frame.payload, to: frame.receiver)
-            // A failure here only lets the next frame follow this one a little sooner.
-            _ = try? await database.withConnection { try PositionPacing.markSent(table: "rides", id: rideId, on: $0) }
+            await PositionPacing.markSent(table: "rides", id: rideId, in: database)
         }
         return driver
     }
@@ -620,20 +611,46 @@ private struct RideStore {
 
     // MARK: Live positions
 
-    /// Paces the position a driver just reported to the rider of their ride under way: the frame to send once
-    /// committed, or nil when they drive none or the position waits for the ride's position timer.
-    func paceRidePosition(of driverId: UUID) throws -> PendingFrame? {
+    /// Keeps the caller's latest position and paces it to the rider of their ride under way: the driver, and the frame
+    /// to send once committed (nil when they drive none or the position waits for the ride's position timer).
+    /// NB: one statement checks the profile, writes the position and locks the ride under way: hundreds of drivers
+    /// send one a second, and each round trip holds a connection.
+    func reportPosition(_ point: GeoPoint, caller: Caller) throws -> (Driver, PendingFrame?) {
         guard
-            let rideId: UUID = try connection.query(
+            let row = try connection.query(
                 """
-                SELECT id FROM rides WHERE driver_id = \(driverId) AND status IN ('accepted', 'arrived', 'started')
-                FOR UPDATE
+                WITH driver AS (
+                    SELECT d.user_id, coalesce(u.name, d.name) AS name, d.car, d.seats, d.updated_at
+                    FROM ride_drivers d LEFT JOIN users u ON u.id = d.user_id
+                    WHERE d.user_id = \(caller.userId) AND d.campus = \(caller.campus)
+                ), position AS (
+                    INSERT INTO ride_driver_positions (driver_id, campus, location, reported_at)
+                    SELECT user_id, \(caller.campus), \(point.geography), now() FROM driver
+                    ON CONFLICT (driver_id) DO UPDATE SET campus = excluded.campus, location = excluded.location,
+                        reported_at = excluded.reported_at
+                    RETURNING ST_Y(location::geometry) AS lat, ST_X(location::geometry) AS lon, reported_at
+                ), ride AS (
+                    SELECT id, rider_id, position_sent_at, position_pending FROM rides
+                    WHERE driver_id = \(caller.userId) AND status IN ('accepted', 'arrived', 'started')
+                    FOR UPDATE
+                )
+                SELECT driver.*, position.*, ride.id AS ride_id, ride.rider_id, ride.position_sent_at,
+                    ride.position_pending, clock_timestamp() AS now
+                FROM driver CROSS JOIN position LEFT JOIN ride ON true
                 """
-            ).first?.decode("id"),
-            let frame = try latestPositionFrame(rideId),
-            try PositionPacing.record(table: "rides", id: rideId, flow: RidesFlow.name, on: connection)
-        else { return nil }
-        return frame
+            ).first
+        else { throw Self.noDriverProfile }
+        let position = LivePosition(
+            lat: try row.decode("lat"), lon: try row.decode("lon"), at: try row.decode("reported_at"))
+        let driver = Driver(
+            userId: try row.decode("user_id"), name: try row.decode("name"), car: try row.decode("car"),
+            seats: try row.decode("seats"), isOnline: true, position: position, updatedAt: try row.decode("updated_at"))
+        guard let rideId: UUID = try row.decode("ride_id"),
+            try PositionPacing.record(
+                table: "rides", id: rideId, flow: RidesFlow.name, lastSentAt: try row.decode("position_sent_at"),
+                isPending: try row.decode("position_pending"), now: try row.decode("now"), on: connection)
+        else { return (driver, nil) }
+        return (driver, PendingFrame(.init(rideId: rideId, position: position), to: try row.decode("rider_id")))
     }
 
     /// The latest position of a ride's driver, as a frame to its rider, while the ride is under way.
