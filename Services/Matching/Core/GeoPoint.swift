@@ -28,6 +28,20 @@ public struct GeoPoint: Codable, Sendable, Equatable {
     public var geography: SQL {
         "ST_SetSRID(ST_MakePoint(\(lon)::double precision, \(lat)::double precision), 4326)::geography"
     }
+
+    /// A box around the point that holds the circle of `meters`, with a margin, as a PostGIS geography for SQL. With
+    /// `&&` it bounds a walk of a spatial index in distance order (`<->`), which a filter on the distance alone would
+    /// not stop where fewer rows than asked for are in the circle. The longitude is capped near the poles.
+    public func box(meters: Double) -> SQL {
+        let metersPerDegree = 111_320.0
+        let latitudeDegrees = meters * 1.1 / metersPerDegree
+        let cosine = cos(min(abs(lat) + latitudeDegrees, 90) * .pi / 180)
+        let longitudeDegrees = cosine > 0.01 ? min(latitudeDegrees / cosine, 180) : 180
+        return """
+            ST_Expand(ST_SetSRID(ST_MakePoint(\(lon)::double precision, \(lat)::double precision), 4326),
+                \(longitudeDegrees)::double precision, \(latitudeDegrees)::double precision)::geography
+            """
+    }
 }
 
 /// Where something is, as a request gives it: a point, or a place of the caller's campus.

@@ -336,15 +336,6 @@ public enum ExchangeRules {
         if !wanted.isEmpty { return "\(offered) for \(wanted.prefix(2).joined(separator: " or "))" }
         return offered
     }
-
-    /// Half the sides of a box around a point that holds the circle of `radius` meters, in degrees of latitude and
-    /// longitude, with a margin; the longitude is capped near the poles.
-    static func boundingDegrees(radius: Double, latitude: Double) -> (latitude: Double, longitude: Double) {
-        let metersPerDegree = 111_320.0
-        let latitudeDegrees = radius * 1.1 / metersPerDegree
-        let cosine = cos(min(abs(latitude) + latitudeDegrees, 90) * .pi / 180)
-        return (latitudeDegrees, cosine > 0.01 ? min(latitudeDegrees / cosine, 180) : 180)
-    }
 }
 
 /// What a `PATCH` changes of a listing, validated; what it leaves out stays as it was.

@@ -214,7 +214,6 @@ public struct ExchangePostgresRepository: Sendable {
             if let after = query.after {
                 filters.append(" AND (\(distance), l.id) > (\(after.rank)::double precision, \(after.id)::uuid)")
             }
-            let box = ExchangeRules.boundingDegrees(radius: query.radiusMeters, latitude: near.lat)
             // NB: ordered by distance and id, a page is sorted from every listing in the radius (thousands on a busy
             // campus), and the planner, misjudging how many ST_DWithin keeps, will not walk the index in distance
             // order. So the nearest page-full is found by distance alone (the index's order, within a box around the
@@ -226,9 +225,7 @@ public struct ExchangePostgresRepository: Sendable {
                     FROM (
                         SELECT \(distance) AS distance FROM exchange_listings l
                         WHERE \(filters)
-                            AND l.location && ST_Expand(ST_SetSRID(ST_MakePoint(\(near.lon)::double precision,
-                                \(near.lat)::double precision), 4326), \(box.longitude)::double precision,
-                                \(box.latitude)::double precision)::geography
+                            AND l.location && \(near.box(meters: query.radiusMeters))
                             AND \(distance) <= \(query.radiusMeters)::double precision
                         ORDER BY \(distance)
                         LIMIT \(query.limit + 1)
