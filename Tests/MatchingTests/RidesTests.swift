@@ -464,6 +464,36 @@ import TestSupport
         #expect(closed.count == 1 && closed.first?.payload["reason"] as? String == "completed")
     }
 
+    @Test func eachSideFindsTheirCurrentRideUntilItIsOverAndAStrangerNone() async throws {
+        let app = try await MatchingTestApp.make()
+        let (rider, driver, stranger) = (Caller.student("Riikka"), Caller.student("Kalle"), Caller.student("Sanni"))
+        let tokens = try await tokens(app, [rider, driver, stranger])
+
+        try await app.test { client in
+            try await addDriver(client, tokens[1], at: Self.north(meters: 500))
+            let (before, _) = try await client.call(.get, "/v1/rides/current", token: tokens[0])
+            let rideId = try await requestRide(client, tokens[0])
+            let (_, asked) = try await client.call(.get, "/v1/rides/current", token: tokens[0])
+            let (notYet, _) = try await client.call(.get, "/v1/rides/current", token: tokens[1])
+            _ = try await client.call(.post, "/v1/rides/\(rideId)/accept", token: tokens[1])
+            let (_, riding) = try await client.call(.get, "/v1/rides/current", token: tokens[0])
+            let (_, driving) = try await client.call(.get, "/v1/rides/current", token: tokens[1])
+            let (strangers, _) = try await client.call(.get, "/v1/rides/current", token: tokens[2])
+            for step in ["arrived", "started", "completed"] {
+                _ = try await client.call(.post, "/v1/rides/\(rideId)/\(step)", token: tokens[1])
+            }
+            let (riderAfter, _) = try await client.call(.get, "/v1/rides/current", token: tokens[0])
+            let (driverAfter, problem) = try await client.call(.get, "/v1/rides/current", token: tokens[1])
+
+            #expect(before == .notFound && notYet == .notFound && strangers == .notFound)
+            #expect(asked["id"] as? String == rideId.uuidString && asked["status"] as? String == "open")
+            #expect(riding["id"] as? String == rideId.uuidString && riding["status"] as? String == "accepted")
+            #expect(driving["id"] as? String == rideId.uuidString && driving["riderName"] as? String == "Riikka")
+            #expect(riderAfter == .notFound && driverAfter == .notFound)
+            #expect(problem["status"] as? Int == 404)
+        }
+    }
+
     @Test func aRequestNobodyAcceptsExpiresAndTheRiderIsTold() async throws {
         let app = try await MatchingTestApp.make(["RIDE_LIFETIME_SECONDS": "1"])
         let rider = Caller.student("Riikka")

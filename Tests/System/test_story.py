@@ -271,6 +271,9 @@ def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system
         assert heard is not None and heard["data"]["driver"]["car"] == "Blue Toyota Yaris, ABC-123"
         shown = rosa.get(f"/v1/rides/{ride['id']}").json()
         assert shown["status"] == "accepted" and shown["driver"]["position"]["lat"] == pickup["lat"] + 0.0004
+        # Either side finds the ride from any device.
+        assert rosa.get("/v1/rides/current").json()["id"] == ride["id"]
+        assert ville.get("/v1/rides/current").json()["id"] == ride["id"]
 
         # The driver's position reaches the rider's socket live, as a frame outside the feed.
         moved = {"lat": pickup["lat"] + 0.0002, "lon": pickup["lon"]}
@@ -290,6 +293,7 @@ def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system
         assert rosa_socket.wait_for("conversation.closed") is not None
         finished = rosa.get(f"/v1/rides/{ride['id']}").json()
         assert finished["status"] == "completed" and finished["driver"].get("position") is None
+        assert rosa.get("/v1/rides/current").status_code == 404
     finally:
         ville_socket.close()
         rosa_socket.close()

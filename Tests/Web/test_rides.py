@@ -10,14 +10,6 @@ from selenium.webdriver.common.by import By
 CAR = "Blue Toyota Yaris, ABC-123"
 
 
-
-
-
-
-
-
-
-
 def point_of(browser, css):
     """The point a screen shows in the data attributes of `css`, or None."""
     element = browser.find(css)
@@ -69,6 +61,11 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
 
     rosa.find("section.ride[data-side='rider'][data-status='accepted']")
     rosa.sees(CAR)
+    # The Rides tab leads back to the ride under way (the server knows it, so another device would too).
+    rosa.tab("rides")
+    rosa.sees("Your driver is on the way.")
+    rosa.click("Go to your ride")
+    rosa.find("section.ride[data-side='rider'][data-status='accepted']")
     rosa.wait(lambda: near(point_of(rosa, ".driver-position"), online_at), message="the driver's marker never showed")
     assert re.search(r"Driver is (\d+ m|[\d.]+ km) away|Driver is at the pickup", rosa.text_of(".driver-position"))
 

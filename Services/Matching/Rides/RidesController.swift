@@ -17,6 +17,7 @@ struct RidesController: Sendable {
         group.delete("/v1/rides/driver/location", use: goOffline)
         group.post("/v1/rides", use: requestRide)
         group.get("/v1/rides/requests", use: openRequests)
+        group.get("/v1/rides/current", use: currentRide)
         group.get("/v1/rides/{id}", use: ride)
         group.post("/v1/rides/{id}/cancel", use: cancel)
         group.post("/v1/rides/{id}/accept", use: accept)
@@ -97,6 +98,13 @@ struct RidesController: Sendable {
     func ride(request: Request, context: ServiceRequestContext) async throws -> Ride {
         guard let ride = try await repository.ride(try context.id("ride"), caller: try context.caller()) else {
             throw MatchingError.notFound("ride")
+        }
+        return ride
+    }
+
+    func currentRide(request: Request, context: ServiceRequestContext) async throws -> Ride {
+        guard let ride = try await repository.currentRide(caller: try context.caller()) else {
+            throw MatchingError.notFound("current ride; the caller asks for and drives none that is not over")
         }
         return ride
     }

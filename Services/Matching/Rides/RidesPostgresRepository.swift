@@ -126,6 +126,24 @@ public struct RidesPostgresRepository: Sendable {
         try await transaction { try $0.ride(id, visibleTo: caller) }
     }
 
+    /// The ride the caller asked for, or drives, that is not over: at most one of each, and a rider's first (a driver
+    /// who has asked for a ride too is still a rider first). Nil when there is none.
+    public func currentRide(caller: Caller) async throws -> Ride? {
+        try await transaction { store in
+            let current = try store.connection.query(
+                """
+                SELECT id FROM rides
+                WHERE campus = \(caller.campus) AND (
+                    (rider_id = \(caller.userId) AND status IN ('open', 'accepted', 'arrived', 'started'))
+                    OR (driver_id = \(caller.userId) AND status IN ('accepted', 'arrived', 'started')))
+                ORDER BY rider_id = \(caller.userId) DESC
+                LIMIT 1
+                """
+            ).first
+            return try current.flatMap { try store.ride(try $0.decode("id"), visibleTo: caller) }
+        }
+    }
+
     /// Open requests of the caller's campus within `radiusMeters` of `point`, nearest first, never the caller's own.
     /// 409 for a caller without a driver profile.
     public func openRequests(near point: GeoPoint, radiusMeters: Double, limit: Int, caller: Caller) async throws

@@ -36,15 +36,16 @@ export function mount(root, context) {
   return riderHome(root, context);
 }
 
-/** The ride this browser last asked for or accepted, per user and side: the API has no "my current ride". */
-const remembered = {
-  key: (user, side) => `tarrare.rides.${side}.${user.id}`,
-  get: (user, side) => localStorage.getItem(remembered.key(user, side)),
-  set: (user, side, id) => localStorage.setItem(remembered.key(user, side), id),
-  forget(user, side, id) {
-    if (!id || sameId(remembered.get(user, side), id)) localStorage.removeItem(remembered.key(user, side));
-  },
-};
+/** The caller's ride that is not over (the one they asked for, else the one they drive), from any device; null
+ *  when there is none. */
+async function currentRide(api) {
+  try {
+    return await api.get("/v1/rides/current");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
 
 /** Meters between two points (haversine). */
 function metersBetween(a, b) {
@@ -330,11 +331,11 @@ function riderHome(root, { api, campus, go, user }) {
     if (note.value.trim()) body.note = note.value.trim();
     try {
       const ride = await api.post("/v1/rides", body);
-      remembered.set(user, "ride", ride.id);
       go(`rides/${ride.id}`);
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 409 && !error.field)) throw error;
-      showOpenRide(conflict, remembered.get(user, "ride"), describe(error));
+      const current = await currentRide(api).catch(() => null);
+      if (life.alive) showOpenRide(conflict, sameId(current?.riderId, user.id) ? current.id : null, describe(error));
     }
   });
 
@@ -354,15 +355,11 @@ function riderHome(root, { api, campus, go, user }) {
     }
   });
 
-  // A request this browser made that is not over yet: the way back to it.
-  const known = remembered.get(user, "ride");
-  if (known) {
-    api.get(`/v1/rides/${encodeURIComponent(known)}`).then((ride) => {
-      if (!life.alive) return;
-      if (finished.has(ride.status)) remembered.forget(user, "ride", ride.id);
-      else showOpenRide(openRide, ride.id, ride.status === "open" ? "You are already waiting for a driver." : "Your driver is on the way.");
-    }, () => remembered.forget(user, "ride", known));
-  }
+  // A request that is not over yet, made here or on another device: the way back to it.
+  currentRide(api).then((ride) => {
+    if (!life.alive || !ride || !sameId(ride.riderId, user.id)) return;
+    showOpenRide(openRide, ride.id, ride.status === "open" ? "You are already waiting for a driver." : "Your driver is on the way.");
+  }, () => {});
   return () => life.end();
 }
 
@@ -551,7 +548,6 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
     replace(actions, buttons);
 
     if (finished.has(ride.status)) {
-      remembered.forget(user, isDriver ? "drive" : "ride", ride.id);
       reporter?.stop();
     } else if (isDriver && underway.has(ride.status)) {
       startReporting();
@@ -593,7 +589,6 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
       const answer = await api.post(`/v1/rides/${encodeURIComponent(rideId)}/${action}`);
       if (!life.alive) return;
       if (isDriver && action === "cancel") {
-        remembered.forget(user, "drive", rideId);
         go("rides/drive");
         return;
       }
@@ -857,14 +852,12 @@ function driverHome(root, { api, feed, campus, go, user }) {
     itemError.textContent = "";
     try {
       const ride = await api.post(`/v1/rides/${encodeURIComponent(request.id)}/accept`);
-      remembered.set(user, "drive", ride.id);
       if (life.alive) go(`rides/${ride.id}`);
     } catch (error) {
       if (!life.alive) return;
       itemError.textContent = describe(error);
       button.disabled = false;
-      const known = remembered.get(user, "drive");
-      if (error instanceof ApiError && error.status === 409 && known) showDriving(known);
+      if (error instanceof ApiError && error.status === 409) showDrivingIfAny();
     }
   }
 
@@ -901,13 +894,12 @@ function driverHome(root, { api, feed, campus, go, user }) {
     }
   });
 
-  const known = remembered.get(user, "drive");
-  if (known) {
-    api.get(`/v1/rides/${encodeURIComponent(known)}`).then((ride) => {
-      if (!life.alive) return;
-      if (sameId(ride.driver?.id, user.id) && underway.has(ride.status)) showDriving(ride.id);
-      else remembered.forget(user, "drive", ride.id);
-    }, () => remembered.forget(user, "drive", known));
+  /** Points to the ride this driver drives, if one is under way (accepted here or on another device). */
+  function showDrivingIfAny() {
+    currentRide(api).then((ride) => {
+      if (life.alive && ride && sameId(ride.driver?.id, user.id) && underway.has(ride.status)) showDriving(ride.id);
+    }, () => {});
   }
+  showDrivingIfAny();
   return () => life.end();
 }
