@@ -8,6 +8,7 @@
 
 import { clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../dom.js";
 import { lifetime } from "../lifetime.js";
+import { placeSearch } from "../places.js";
 
 const sharingInterval = 2000;
 const fallbackPoll = 10_000;
@@ -109,11 +110,6 @@ function pointOf(place) {
   return place && typeof place.latitude === "number" ? { lat: place.latitude, lon: place.longitude } : null;
 }
 
-function addressOf(place) {
-  const address = place.address ?? {};
-  return [[address.street, address.housenumber].filter(Boolean).join(" "), place.subtype].filter(Boolean).join(" · ");
-}
-
 /** Term-value pairs as a description list; null values are left out. */
 function facts(pairs) {
   return h("dl", { class: "facts" }, pairs.filter(([, value]) => value !== null && value !== undefined && value !== "")
@@ -155,99 +151,6 @@ function choiceMarkers(map) {
       if (points.length) map.fit(points);
     },
   };
-}
-
-/** A text field that suggests places as one types: answers {element, input, place(), set(place)}. Suggestions come
- *  ~200 ms after the last key, and an answer to an older query than the latest is dropped. */
-function placeSearch({ api, label, name, kind, near, hint, placeholder, onChange }) {
-  let chosen = null;
-  let asked = 0;
-  let timer = null;
-  const input = h("input", { name, type: "search", autocomplete: "off", spellcheck: false, placeholder, enterkeyhint: "search" });
-  const list = h("ul", { class: "suggestions", hidden: true });
-  const status = h("p", { class: "hint suggestions-status", role: "status", "aria-live": "polite" });
-  const element = field(label, input, hint);
-  list.id = `${input.id}-suggestions`;
-  list.setAttribute("aria-label", `Suggestions for ${label}`);
-  input.setAttribute("aria-controls", list.id);
-  input.after(list, status);
-
-  function close() {
-    list.hidden = true;
-    replace(list);
-  }
-
-  async function search(query) {
-    const ticket = ++asked;
-    try {
-      const point = near?.();
-      const { places } = await api.get("/v1/places", { q: query, kind, limit: 8, near: point ? `${point.lat},${point.lon}` : undefined });
-      if (ticket !== asked) return;
-      replace(list, places.map((place) => h("li", {},
-        h("button", { type: "button", class: "suggestion", dataset: { placeId: key(place.id) }, onclick: () => set(place, true) },
-          h("span", { class: "name" }, place.name),
-          addressOf(place) ? h("span", { class: "hint" }, addressOf(place)) : null))));
-      list.hidden = places.length === 0;
-      status.textContent = places.length ? `${places.length} suggestions` : `Nothing matches “${query}”.`;
-    } catch (error) {
-      if (ticket !== asked) return;
-      close();
-      status.textContent = describe(error);
-    }
-  }
-
-  function set(place, focus = false) {
-    chosen = place;
-    asked += 1;
-    clearTimeout(timer);
-    input.value = place?.name ?? "";
-    input.removeAttribute("aria-invalid");
-    status.textContent = "";
-    close();
-    onChange?.(place);
-    if (focus) input.focus();
-  }
-
-  input.addEventListener("input", () => {
-    if (chosen) {
-      chosen = null;
-      onChange?.(null);
-    }
-    clearTimeout(timer);
-    const query = input.value.trim();
-    if (!query) {
-      asked += 1;
-      status.textContent = "";
-      return close();
-    }
-    timer = setTimeout(() => search(query), 200);
-  });
-  // Arrow keys walk the suggestions, Escape closes them; Tab reaches them too, as buttons.
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "ArrowDown" && !list.hidden) {
-      event.preventDefault();
-      list.querySelector("button")?.focus();
-    } else if (event.key === "Escape") {
-      close();
-    } else if (event.key === "Enter" && !list.hidden) {
-      event.preventDefault();
-      list.querySelector("button")?.click();
-    }
-  });
-  list.addEventListener("keydown", (event) => {
-    const buttons = [...list.querySelectorAll("button")];
-    const index = buttons.indexOf(document.activeElement);
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      const next = index + (event.key === "ArrowDown" ? 1 : -1);
-      (next < 0 ? input : buttons[Math.min(next, buttons.length - 1)]).focus();
-    } else if (event.key === "Escape") {
-      close();
-      input.focus();
-    }
-  });
-
-  return { element, input, place: () => chosen, set, stop: () => clearTimeout(timer) };
 }
 
 // --- The two sides ----------------------------------------------------------------------------------------------

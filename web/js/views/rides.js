@@ -7,6 +7,7 @@
 import { ApiError } from "../api.js";
 import { clock, describe, distance, field, form, h, problem, replace, sameId, uuid } from "../dom.js";
 import { lifetime } from "../lifetime.js";
+import { placeSearch } from "../places.js";
 import { whereAmI } from "../map.js";
 
 // The server forgets a driver after 60 s without a position.
@@ -85,64 +86,15 @@ function ifLocationAllowed(life, action) {
     .catch(() => {});
 }
 
-/** A place search as one types: `onChoose({placeId, name, lat, lon})` with the place picked from the results. */
-function placeSearch(api, campus, life, { label, name, hint, onChoose }) {
-  const input = h("input", { type: "search", name, autocomplete: "off", placeholder: "Search a place", maxlength: 100 });
-  const results = h("ul", { class: "list place-results", "aria-label": `Places found for ${label.toLowerCase()}`, "aria-live": "polite" });
-  let asked = 0;
-  let timer = null;
-  let found = [];
-  life.add(() => {
-    clearTimeout(timer);
-    asked += 1;
+/** The shared place field, nearest the campus centre first: `onChoose({placeId, name, lat, lon})` with the place
+ *  picked. */
+function placeField(api, campus, life, { label, name, hint, onChoose }) {
+  const search = placeSearch({
+    api, label, name, hint, placeholder: "Search a place", near: () => campus.center,
+    onChange: (place) => place && onChoose({ placeId: place.id, name: place.name, lat: place.latitude, lon: place.longitude }),
   });
-
-  function choose(place) {
-    input.value = place.name;
-    replace(results);
-    found = [];
-    onChoose({ placeId: place.id, name: place.name, lat: place.latitude, lon: place.longitude });
-  }
-
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    const query = input.value.trim();
-    asked += 1;
-    if (query.length < 2) {
-      replace(results);
-      return;
-    }
-    timer = setTimeout(async () => {
-      const mine = ++asked;
-      try {
-        const answer = await api.get("/v1/places", { q: query, limit: 5, near: `${campus.center.lat},${campus.center.lon}` });
-        if (mine !== asked) return;
-        found = answer.places;
-        replace(results, found.length
-          ? found.map((place) => h("li", {},
-            h("button", { type: "button", class: "link", onclick: () => choose(place) }, place.name),
-            h("span", { class: "hint" }, ` ${place.subtype ?? place.kind}${place.address?.street ? `, ${place.address.street}` : ""}`)))
-          : h("li", { class: "hint" }, "No place of that name on campus."));
-      } catch (error) {
-        if (mine === asked) replace(results, h("li", { class: "form-error" }, describe(error)));
-      }
-    }, 250);
-  });
-  // Enter picks the first place found rather than sending the form around it.
-  input.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter") return;
-    event.preventDefault();
-    if (found[0]) choose(found[0]);
-  });
-  return {
-    element: h("div", { class: "place-search" }, field(label, input, hint), results),
-    input,
-    clear() {
-      input.value = "";
-      replace(results);
-      found = [];
-    },
-  };
+  life.add(search.stop);
+  return search;
 }
 
 /** Sends the driver's position: at once for a point the person chose, at most every few seconds for a moving GPS fix,
@@ -256,11 +208,11 @@ function riderHome(root, { api, campus, go, user }) {
   const targets = h("fieldset", { class: "map-target" }, h("legend", {}, "A click on the map sets"),
     target("pickup", "Pickup", true), target("dropoff", "Drop-off", false));
 
-  const pickupSearch = placeSearch(api, campus, life, {
+  const pickupSearch = placeField(api, campus, life, {
     label: "Pickup place", name: "pickup", hint: "Or click the map, or use your position.",
     onChoose: (spot) => setPickup(spot, true),
   });
-  const dropoffSearch = placeSearch(api, campus, life, {
+  const dropoffSearch = placeField(api, campus, life, {
     label: "Drop-off place (optional)", name: "dropoff", onChoose: (spot) => setDropoff(spot, true),
   });
   const clearDropoff = h("button", { type: "button", class: "link", hidden: true, onclick: () => setDropoff(null) }, "No drop-off");
@@ -697,7 +649,7 @@ function driverHome(root, { api, feed, campus, go, user }) {
   const drivingNotice = h("div", { class: "notice", role: "status", hidden: true });
   const goOnlineButton = h("button", { type: "button", class: "primary", onclick: () => goOnline() }, "Go online");
   const goOfflineButton = h("button", { type: "button", class: "danger", hidden: true, onclick: () => goOffline() }, "Go offline");
-  const hereSearch = placeSearch(api, campus, life, {
+  const hereSearch = placeField(api, campus, life, {
     label: "Where you are", name: "here", hint: "Or click the map where you are.",
     onChoose: (spot) => {
       setHere(spot, true);
