@@ -63,6 +63,44 @@ import TestSupport
         #expect((events[6].payload["match"] as? [String: Any])?["ordererId"] as? String == olli.userId.uuidString)
     }
 
+    /// The ids of one list of `GET /v1/delivery/current`.
+    static func ids(_ answer: [String: Any], _ list: String) -> [String] {
+        (answer[list] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    @Test func eachSideFindsWhatTheyHaveUnderWayFromAnyDeviceAndAStrangerNothing() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, olli, sanni) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Sanni"))
+        let tokens = (aino: try await app.token(for: aino), olli: try await app.token(for: olli), sanni: try await app.token(for: sanni))
+
+        try await app.test { client in
+            let run = try await app.checkIn(aino, capacity: 2)
+            let order = try await app.order(olli, "Lunch")
+            let (_, delivering) = try await client.call(.get, "/v1/delivery/current", token: tokens.aino)
+            let (_, ordering) = try await client.call(.get, "/v1/delivery/current", token: tokens.olli)
+            let offer = try #require(try await app.pendingOffer(for: aino))
+            let (_, match) = try await client.call(.post, "/v1/offers/\(offer)/accept", token: tokens.aino)
+            let matchId = try #require(match["id"] as? String)
+            let (_, delivererMatched) = try await client.call(.get, "/v1/delivery/current", token: tokens.aino)
+            let (_, ordererMatched) = try await client.call(.get, "/v1/delivery/current", token: tokens.olli)
+            let (strangerStatus, stranger) = try await client.call(.get, "/v1/delivery/current", token: tokens.sanni)
+            for token in [tokens.aino, tokens.olli] {
+                _ = try await client.call(.post, "/v1/matches/\(matchId)/complete", token: token)
+            }
+            let (_, ordererDone) = try await client.call(.get, "/v1/delivery/current", token: tokens.olli)
+            let (_, delivererDone) = try await client.call(.get, "/v1/delivery/current", token: tokens.aino)
+
+            #expect(Self.ids(delivering, "runs") == [run.id.uuidString] && Self.ids(delivering, "orders").isEmpty)
+            #expect(Self.ids(ordering, "orders") == [order.id.uuidString] && Self.ids(ordering, "runs").isEmpty)
+            #expect(Self.ids(delivererMatched, "matches") == [matchId] && Self.ids(ordererMatched, "matches") == [matchId])
+            #expect(Self.ids(ordererMatched, "orders") == [order.id.uuidString])
+            #expect(strangerStatus == .ok)
+            #expect(Self.ids(stranger, "runs").isEmpty && Self.ids(stranger, "orders").isEmpty && Self.ids(stranger, "matches").isEmpty)
+            #expect(Self.ids(ordererDone, "orders").isEmpty && Self.ids(ordererDone, "matches").isEmpty)
+            #expect(Self.ids(delivererDone, "matches").isEmpty && Self.ids(delivererDone, "runs") == [run.id.uuidString])
+        }
+    }
+
     @Test func anOfferThatTimesOutMovesToTheNextDeliverer() async throws {
         let app = try await MatchingTestApp.make(["OFFER_WINDOW_SECONDS": "1"])
         let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))

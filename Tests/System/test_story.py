@@ -70,6 +70,9 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
         assert accepted.status_code == 200, accepted.text
         match_id = accepted.json()["id"]
         assert olli_socket.wait_for("match.accepted", match__matchId=match_id) is not None
+        # Either side finds the match from any device.
+        for student in (olli, eero):
+            assert [match["id"] for match in student.get("/v1/delivery/current").json()["matches"]] == [match_id]
         assert [entry for entry in aino_socket.entries if entry["type"] == "offer.made" and entry["data"]["orderId"] == order_id] == [first]
 
         # The deliverer's position reaches the orderer's socket live (a frame outside the feed), and nobody else's.
@@ -103,6 +106,7 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
             assert socket.wait_for("conversation.closed") is not None
             assert student.get("/v1/conversations").json()["conversations"] == []
         assert olli.get(f"/v1/matches/{match_id}").json().get("delivererPosition") is None
+        assert olli.get("/v1/delivery/current").json() == {"runs": [], "orders": [], "matches": []}
         assert eero.http.put(f"/v1/matches/{match_id}/location", json=position).status_code == 409
         late = olli.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Thanks again"})
         assert late.status_code == 409

@@ -67,6 +67,15 @@ public struct Offer: Codable, Sendable, Equatable {
     public var expiresAt: Date
 }
 
+/// What one student has under way in the delivery flow, from any device: the runs they are checked in to, their
+/// orders not yet over, and their active matches as orderer or deliverer. Offers are not here: each lives seconds,
+/// and comes on the socket (and stays in the feed).
+public struct DeliveryUnderWay: Codable, Sendable, Equatable {
+    public var runs: [Run]
+    public var orders: [Order]
+    public var matches: [Match]
+}
+
 public struct Match: Codable, Sendable, Equatable {
     public var id: UUID
     public var orderId: UUID

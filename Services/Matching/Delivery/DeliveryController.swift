@@ -19,6 +19,7 @@ struct DeliveryController: Sendable {
         group.post("/v1/orders/{id}/cancel", use: cancelOrder)
         group.post("/v1/offers/{id}/accept", use: accept)
         group.post("/v1/offers/{id}/decline", use: decline)
+        group.get("/v1/delivery/current", use: current)
         group.get("/v1/matches/{id}", use: match)
         group.post("/v1/matches/{id}/cancel", use: cancelMatch)
         group.post("/v1/matches/{id}/complete", use: completeMatch)
@@ -115,6 +116,10 @@ struct DeliveryController: Sendable {
         try await repository.decline(offerId: try context.id("offer"), caller: try context.caller())
     }
 
+    func current(request: Request, context: ServiceRequestContext) async throws -> DeliveryUnderWay {
+        try await repository.current(caller: try context.caller())
+    }
+
     func match(request: Request, context: ServiceRequestContext) async throws -> Match {
         try await repository.match(id: try context.id("match"), caller: try context.caller())
     }
@@ -139,3 +144,4 @@ extension Run: ResponseEncodable {}
 extension Order: ResponseEncodable {}
 extension Offer: ResponseEncodable {}
 extension Match: ResponseEncodable {}
+extension DeliveryUnderWay: ResponseEncodable {}

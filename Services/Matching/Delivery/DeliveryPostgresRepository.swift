@@ -134,6 +134,33 @@ public struct DeliveryPostgresRepository: Sendable {
 
     // MARK: Matches
 
+    /// What the caller has under way on their campus: open runs, orders not yet over, active matches on either side.
+    func current(caller: Caller) async throws -> DeliveryUnderWay {
+        try await transaction { store in
+            let ids = { (sql: SQL) throws -> [UUID] in try store.connection.query(sql).map { try $0.decode("id") } }
+            let orders = try ids(
+                """
+                SELECT id FROM orders
+                WHERE orderer_id = \(caller.userId) AND campus = \(caller.campus)
+                    AND status IN ('waiting', 'offered', 'matched')
+                ORDER BY created_at
+                """)
+            let matches = try ids(
+                """
+                SELECT id FROM matches
+                WHERE (orderer_id = \(caller.userId) OR deliverer_id = \(caller.userId)) AND campus = \(caller.campus)
+                    AND status = 'active'
+                ORDER BY created_at
+                """)
+            return DeliveryUnderWay(
+                runs: try store.runs(
+                    where: "r.deliverer_id = \(caller.userId) AND r.campus = \(caller.campus) AND r.status = 'open'",
+                    from: nil),
+                orders: try orders.compactMap { try store.order(id: $0) },
+                matches: try matches.compactMap { try store.match(id: $0) })
+        }
+    }
+
     func match(id: UUID, caller: Caller) async throws -> Match {
         try await transaction { store in
             guard let match = try store.match(id: id), match.isMember(caller.userId) else {
