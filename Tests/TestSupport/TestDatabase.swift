@@ -63,7 +63,7 @@ actor Templates {
     private static func dropLeftovers() {
         let cutoff = started - 3600
         Task.detached(priority: .background) {
-            // NB: a pool of its own, whose thread the drops (each a checkpoint, about 0.1 s) may hold for minutes,
+            // NB: a pool of its own, whose thread the drops (about 0.1 s each) may hold for minutes,
             // rather than the admin connection that creates the tests' databases.
             guard
                 let sweeper = try? PostgresPool(
