@@ -132,16 +132,20 @@ class Browser:
         self.press(self.button(text, within=within))
 
     def press(self, element):
-        """Clicks an element as a person does, scrolled into the middle of the screen first: the fixed tab bar covers
-        its bottom, and a plain click only scrolls what is out of view."""
-        self.js("arguments[0].scrollIntoView({block: 'center'})", element)
+        """Clicks an element as a person does, scrolled into the middle of the screen first."""
+        self.scroll_to(element)
         element.click()
+
+    def scroll_to(self, element):
+        """Scrolls `element` into the middle of the screen: the fixed tab bar covers its bottom, and a plain click
+        only scrolls what is out of view."""
+        self.js("arguments[0].scrollIntoView({block: 'center'})", element)
 
     def click_map(self, css, dx, dy):
         """Clicks the visible map `css` `dx`, `dy` pixels from its centre, or at the nearest spot clear of its markers
         and controls (a click on a marker is the marker's, not the map's)."""
         element = self.find(css)
-        self.js("arguments[0].scrollIntoView({block: 'center'})", element)
+        self.scroll_to(element)
         left, top, width, height = self.js(
             "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];", element)
         markers = self.js(

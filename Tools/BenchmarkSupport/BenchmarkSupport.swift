@@ -9,6 +9,11 @@ public struct LatencyRun: Sendable {
     public let latencies: Histogram<UInt64>
     public let seconds: Double
 
+    public init(latencies: Histogram<UInt64>, seconds: Double) {
+        self.latencies = latencies
+        self.seconds = seconds
+    }
+
     /// Runs `jobs` on `clients` concurrent workers, each taking every `clients`-th job.
     public static func measure(_ jobs: [BenchmarkJob], clients: Int) async throws -> LatencyRun {
         let start = ContinuousClock.now

@@ -31,15 +31,16 @@ final class Measurements: Sendable {
     func record(_ name: String, seconds: Double) {
         state.withLockedValue { state in
             state.latencies[name, default: Distribution()].record(seconds)
-            let second = Int(Stopwatch.now() - state.since)
-            state.seconds[second, default: Second()].operations += 1
+            let index = Int(Stopwatch.now() - state.since)
+            var second = state.seconds[index] ?? Second()
+            second.operations += 1
             if seconds > Self.slowSeconds {
-                state.seconds[second]!.slow += 1
-                state.seconds[second]!.slowest = max(state.seconds[second]!.slowest, seconds)
+                second.slow += 1
+                second.slowest = max(second.slowest, seconds)
             }
+            state.seconds[index] = second
         }
     }
-
 
     /// Counts an error of `operation`: an HTTP status, or a word for what went wrong (`timeout`, `closed`).
     func recordError(_ operation: String, _ status: String) {

@@ -146,12 +146,9 @@ struct Population: Sendable {
         return nil
     }
 
-    /// Opens the socket of each of `holders` (every student when nil) and waits until all are up (or `timeout`
-    /// passes); returns the tasks that hold them until `closeSockets()`.
-    func openSockets(of holders: [Student]? = nil, reconnectEvery: Double?, timeout: Double = 60) async
-        -> [Task<Void, Never>]
-    {
-        let holders = holders ?? students
+    /// Opens the socket of each of `holders` and waits until all are up (or `timeout` passes); returns the tasks that
+    /// hold them until `closeSockets()`.
+    func openSockets(of holders: [Student], reconnectEvery: Double?, timeout: Double = 60) async -> [Task<Void, Never>] {
         let connected = NIOLockedValueBox(0)
         let tasks = holders.map { student in
             Task { await student.socket.run(reconnectEvery: reconnectEvery) { connected.withLockedValue { $0 += 1 } } }

@@ -132,13 +132,11 @@ struct RidesBenchmark: AsyncParsableCommand {
             seconds += round.seconds
             try await Task.sleep(for: .milliseconds(1100))
         }
-        let count = drivers.count * positionRounds
-        let rows: [(String, Bool?)] = [
-            ("report position, every driver", nil), ("of which no ride under way", false),
-            ("of which a ride under way (paced, sent)", true),
-        ]
-        for (label, kind) in rows {
-            print(latencies.row(label, isRideUnderway: kind, count: kind == nil ? count : nil, seconds: seconds))
+        let all = latencies.run(isRideUnderway: nil, seconds: seconds)
+        print(all.row("report position, every driver", clients: 16, count: drivers.count * positionRounds) + " |")
+        for (label, kind) in [("of which no ride under way", false), ("of which a ride under way (paced, sent)", true)] {
+            let run = latencies.run(isRideUnderway: kind, seconds: seconds)
+            print("| \(label) | 16 | \(run.milliseconds(50)) | \(run.milliseconds(99)) |  | |")
         }
         try await database.close()
     }
@@ -156,7 +154,6 @@ struct RidesBenchmark: AsyncParsableCommand {
     }
 }
 
-
 /// Position latencies in microseconds, apart for drivers with and without a ride under way.
 final class KindLatencies: @unchecked Sendable {
     private let lock = NSLock()
@@ -170,9 +167,8 @@ final class KindLatencies: @unchecked Sendable {
         }
     }
 
-    /// A Markdown table row like `LatencyRun.row`: one kind, or both when `isRideUnderway` is nil; operations a
-    /// second only when `count` is given.
-    func row(_ label: String, isRideUnderway: Bool?, count: Int?, seconds: Double) -> String {
+    /// The latencies of one kind, or of both when `isRideUnderway` is nil, as a run of `seconds`.
+    func run(isRideUnderway: Bool?, seconds: Double) -> LatencyRun {
         let latencies = lock.withLock { () -> Histogram<UInt64> in
             switch isRideUnderway {
             case true?: return rideUnderway
@@ -183,10 +179,6 @@ final class KindLatencies: @unchecked Sendable {
                 return both
             }
         }
-        func milliseconds(_ percentile: Double) -> String {
-            String(format: "%.2f", Double(latencies.valueAtPercentile(percentile)) / 1000)
-        }
-        let perSecond = count.map { String(format: "%.0f", Double($0) / seconds) } ?? ""
-        return "| \(label) | 16 | \(milliseconds(50)) | \(milliseconds(99)) | \(perSecond) | |"
+        return LatencyRun(latencies: latencies, seconds: seconds)
     }
 }

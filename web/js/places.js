@@ -10,7 +10,7 @@ function addressOf(place) {
 }
 
 /** A text field that suggests the campus's places as one types (of `kind` when given, nearest `near()` first): answers
- *  {element, input, place(), set(place), clear(), stop()}; `onChange(place)` hears each place chosen, and null when
+ *  {element, place(), set(place), clear(), stop()}; `onChange(place)` hears each place chosen, and null when
  *  the text no longer names it. Suggestions come ~200 ms after the last key, and an answer to an older query than the
  *  latest is dropped. */
 export function placeSearch({ api, label, name, kind, near, hint, placeholder, onChange }) {
@@ -108,5 +108,5 @@ export function placeSearch({ api, label, name, kind, near, hint, placeholder, o
     }
   });
 
-  return { element, input, place: () => chosen, set, clear, stop: () => clearTimeout(timer) };
+  return { element, place: () => chosen, set, clear, stop: () => clearTimeout(timer) };
 }

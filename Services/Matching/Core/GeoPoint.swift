@@ -24,10 +24,13 @@ public struct GeoPoint: Codable, Sendable, Equatable {
         return GeoPoint(lat: lat, lon: lon)
     }
 
-    /// The point as a PostGIS geography (SRID 4326), for SQL.
-    public var geography: SQL {
-        "ST_SetSRID(ST_MakePoint(\(lon)::double precision, \(lat)::double precision), 4326)::geography"
+    /// The point as a PostGIS geometry (SRID 4326), for SQL.
+    private var geometry: SQL {
+        "ST_SetSRID(ST_MakePoint(\(lon)::double precision, \(lat)::double precision), 4326)"
     }
+
+    /// The point as a PostGIS geography (SRID 4326), for SQL.
+    public var geography: SQL { "\(geometry)::geography" }
 
     /// A box around the point that holds the circle of `meters`, with a margin, as a PostGIS geography for SQL. With
     /// `&&` it bounds a walk of a spatial index in distance order (`<->`), which a filter on the distance alone would
@@ -37,10 +40,7 @@ public struct GeoPoint: Codable, Sendable, Equatable {
         let latitudeDegrees = meters * 1.1 / metersPerDegree
         let cosine = cos(min(abs(lat) + latitudeDegrees, 90) * .pi / 180)
         let longitudeDegrees = cosine > 0.01 ? min(latitudeDegrees / cosine, 180) : 180
-        return """
-            ST_Expand(ST_SetSRID(ST_MakePoint(\(lon)::double precision, \(lat)::double precision), 4326),
-                \(longitudeDegrees)::double precision, \(latitudeDegrees)::double precision)::geography
-            """
+        return "ST_Expand(\(geometry), \(longitudeDegrees)::double precision, \(latitudeDegrees)::double precision)::geography"
     }
 }
 

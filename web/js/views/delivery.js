@@ -6,7 +6,7 @@
 // #/delivery/match/<matchId>. The API has no "what is mine under way" call, so the open run, the order and the match
 // are also remembered per user in localStorage: the Delivery tab (plain #/delivery) comes back to them.
 
-import { clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../dom.js";
+import { chatLink, clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../dom.js";
 import { lifetime } from "../lifetime.js";
 import { placeSearch } from "../places.js";
 
@@ -159,6 +159,7 @@ function home(root, context, life) {
   const { api } = context;
   let side = api.user.mode === "delivering" ? "delivering" : "ordering";
   let sideLife = null;
+  life.add(() => sideLife?.end());
   const content = h("div", { class: "delivery-side" });
   const sides = { ordering: "Ordering", delivering: "Delivering" };
   const switches = Object.entries(sides).map(([value, text]) =>
@@ -171,7 +172,6 @@ function home(root, context, life) {
   function render() {
     sideLife?.end();
     sideLife = lifetime();
-    life.add(() => sideLife.end());
     for (const button of switches) button.setAttribute("aria-pressed", String(button.dataset.side === side));
     (side === "delivering" ? delivererSide : ordererSide)(content, context, sideLife);
   }
@@ -199,10 +199,10 @@ function home(root, context, life) {
 function delivererSide(content, context, life) {
   const { api } = context;
   let current = null;
+  life.add(() => current?.end());
   const stage = (show, ...args) => {
     current?.end();
     current = lifetime();
-    life.add(() => current.end());
     show(content, context, current, stage, ...args);
   };
   const run = remembered(api.user).run;
@@ -616,7 +616,7 @@ function matchScreen(root, context, matchId, life) {
   const position = h("p", { class: "hint position", "aria-live": "polite" });
   const share = h("button", { type: "button", "aria-pressed": "false" }, "Share my position");
   const shareRow = h("div", { class: "actions", hidden: true }, share);
-  const chat = h("a", { class: "chat-link", href: `#/chats/${encodeURIComponent(matchId)}`, hidden: true }, "Chat");
+  const chat = chatLink(matchId, "Chat", { class: "chat-link", hidden: true });
   const complete = h("button", { type: "button", class: "primary", hidden: true }, "Complete");
   const cancel = h("button", { type: "button", class: "danger", hidden: true }, "Cancel");
   const confirm = h("div", { class: "confirm", hidden: true, role: "group", "aria-label": "Cancel the delivery?" },

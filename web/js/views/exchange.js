@@ -5,7 +5,8 @@
 
 import { chatLink, clearErrors, describe, distance, field, form, h, problem, replace, sameId, showError, toast, uuid, values } from "../dom.js";
 import { imageKeeper } from "../images.js";
-import { campusMap, whereAmI } from "../map.js";
+import { lifetime } from "../lifetime.js";
+import { whereAmI } from "../map.js";
 
 const categories = { sweet: "Sweet", salty: "Salty", drink: "Drink", healthy: "Healthy", other: "Other" };
 const listingStatuses = { active: "Available", in_progress: "Swap agreed", exchanged: "Swapped", withdrawn: "Withdrawn" };
@@ -22,9 +23,7 @@ export function mount(root, context) {
   const [screen = "browse", id] = params;
   const me = api.user.id;
   const images = imageKeeper(api);
-  const stops = [];
-  const maps = [];
-  let alive = true;
+  const life = lifetime();
 
   const tabs = [["browse", "#/exchange", "Browse"], ["new", "#/exchange/new", "New listing"], ["mine", "#/exchange/mine", "My listings"]];
   const body = h("div", { class: "exchange-body" });
@@ -33,12 +32,6 @@ export function mount(root, context) {
     h("nav", { class: "subnav", "aria-label": "Snack Exchange" }, tabs.map(([name, href, text]) =>
       h("a", { href, "aria-current": name === screen ? "page" : false }, text))),
     body));
-
-  function map(element, center) {
-    const made = campusMap(element, center);
-    maps.push(made);
-    return made;
-  }
 
   /** Whether a point lies on the campus: the map fits to those, not to a listing placed far away. */
   function onCampus(point) {
@@ -50,12 +43,12 @@ export function mount(root, context) {
   }
 
   function fail(error) {
-    if (alive) replace(body, h("p", { class: "form-error", role: "alert" }, describe(error)));
+    if (life.alive) replace(body, h("p", { class: "form-error", role: "alert" }, describe(error)));
   }
 
   /** Calls `handler(data)` for the exchange events about one listing or exchange. */
   function onExchange(matches, handler) {
-    for (const type of exchangeEvents) stops.push(feed.on(type, (data) => matches(data) && handler(data)));
+    for (const type of exchangeEvents) life.add(feed.on(type, (data) => matches(data) && handler(data)));
   }
 
   // ---- Browse ----
@@ -78,7 +71,7 @@ export function mount(root, context) {
     const more = h("button", { type: "button", hidden: true, onclick: () => load(true) }, "More listings");
     replace(body, filters, mapElement, empty, list, more);
 
-    const shown = map(mapElement, context.campus.center);
+    const shown = life.map(mapElement, context.campus.center);
     let position = null;
     let next = null;
     let loads = 0;
@@ -94,7 +87,7 @@ export function mount(root, context) {
           near: near.checked && position ? `${position.lat},${position.lon}` : undefined,
           radius: near.checked && position ? nearRadius : undefined,
         });
-        if (token !== loads || !alive) return;
+        if (token !== loads || !life.alive) return;
         if (!append) {
           images.releaseWithin(list);
           replace(list);
@@ -113,7 +106,7 @@ export function mount(root, context) {
           if (points.length) shown.fit(near.checked && position ? [position, ...points] : points);
         }
       } catch (error) {
-        if (token === loads && alive) showError(filters, error);
+        if (token === loads && life.alive) showError(filters, error);
       } finally {
         more.disabled = false;
       }
@@ -133,7 +126,7 @@ export function mount(root, context) {
       if (near.checked) {
         where.textContent = "Finding where you are…";
         const found = await whereAmI();
-        if (!alive) return;
+        if (!life.alive) return;
         position = found ?? context.campus.center;
         where.textContent = found
           ? `Within ${distance(nearRadius)} of you, nearest first.`
@@ -145,7 +138,7 @@ export function mount(root, context) {
       }
       load();
     });
-    stops.push(() => clearTimeout(typing));
+    life.add(() => clearTimeout(typing));
     load();
   }
 
@@ -174,7 +167,7 @@ export function mount(root, context) {
     const info = h("div", { class: "listing" });
     const mapElement = h("div", { class: "map small", role: "region", "aria-label": "Where to swap" });
     replace(body, h("p", {}, h("a", { href: "#/exchange" }, "← All listings")), photo, info, mapElement);
-    const spot = map(mapElement, context.campus.center);
+    const spot = life.map(mapElement, context.campus.center);
     let photoFor = null;
     let loads = 0;
 
@@ -185,7 +178,7 @@ export function mount(root, context) {
       const exchange = listing.exchangeId && listing.status === "in_progress"
         ? await api.get(`/v1/exchanges/${encodeURIComponent(listing.exchangeId)}`).catch(() => null)
         : null;
-      if (token !== loads || !alive) return;
+      if (token !== loads || !life.alive) return;
       photo.alt = `Photo of ${listing.offered}`;
       if (listing.photoId && listing.photoId !== photoFor) {
         photoFor = listing.photoId;
@@ -333,7 +326,7 @@ export function mount(root, context) {
     });
     replace(body, element);
 
-    const picker = map(mapElement, context.campus.center);
+    const picker = life.map(mapElement, context.campus.center);
     let marker = null;
     function choose(choice) {
       chosen = choice;
@@ -358,7 +351,7 @@ export function mount(root, context) {
       photo.src = preview;
       photo.hidden = false;
     });
-    stops.push(() => preview && URL.revokeObjectURL(preview));
+    life.add(() => preview && URL.revokeObjectURL(preview));
 
     building.addEventListener("input", () => {
       clearTimeout(searching);
@@ -370,7 +363,7 @@ export function mount(root, context) {
       event.preventDefault();
       results.querySelector("button")?.click();
     });
-    stops.push(() => clearTimeout(searching));
+    life.add(() => clearTimeout(searching));
 
     async function search() {
       const token = ++searches;
@@ -378,7 +371,7 @@ export function mount(root, context) {
       if (!text) return replace(results);
       try {
         const answer = await api.get("/v1/places", { q: text, kind: "building", limit: 5 });
-        if (token !== searches || !alive) return;
+        if (token !== searches || !life.alive) return;
         replace(results, answer.places.length
           ? answer.places.map((place) => h("li", { class: "spread" },
             h("button", { type: "button", class: "link", onclick: () => {
@@ -391,7 +384,7 @@ export function mount(root, context) {
             place.address?.street ? h("span", { class: "hint" }, [place.address.street, place.address.housenumber].filter(Boolean).join(" ")) : null))
           : h("li", { class: "hint" }, "No building by that name."));
       } catch (error) {
-        if (token === searches && alive) replace(results, h("li", { class: "form-error", role: "alert" }, describe(error)));
+        if (token === searches && life.alive) replace(results, h("li", { class: "form-error", role: "alert" }, describe(error)));
       }
     }
   }
@@ -411,7 +404,7 @@ export function mount(root, context) {
       const token = ++loads;
       try {
         const answer = await api.get("/v1/listings", { mine: "true", limit: 20, after: append ? next : undefined });
-        if (token !== loads || !alive) return;
+        if (token !== loads || !life.alive) return;
         error.textContent = "";
         if (!append) {
           images.releaseWithin(list);
@@ -422,7 +415,7 @@ export function mount(root, context) {
         more.hidden = !next;
         empty.hidden = list.children.length > 0;
       } catch (failure) {
-        if (token === loads && alive) error.textContent = describe(failure);
+        if (token === loads && life.alive) error.textContent = describe(failure);
       }
     }
 
@@ -452,7 +445,7 @@ export function mount(root, context) {
     async function load() {
       const token = ++loads;
       const exchange = await api.get(`/v1/exchanges/${encodeURIComponent(id)}`);
-      if (token !== loads || !alive) return;
+      if (token !== loads || !life.alive) return;
       // A screen the person is using (a review half written) is not redrawn for nothing.
       const key = JSON.stringify(exchange);
       if (key !== shown) {
@@ -544,8 +537,8 @@ export function mount(root, context) {
     }
 
     onExchange((data) => sameId(data.exchangeId, id), () => load().catch(() => {}));
-    stops.push(feed.on("conversation.closed", (data) => sameId(data.conversationId, id) && load().catch(() => {})));
-    stops.push(() => clearTimeout(timer));
+    life.add(feed.on("conversation.closed", (data) => sameId(data.conversationId, id) && load().catch(() => {})));
+    life.add(() => clearTimeout(timer));
     load().catch(fail);
   }
 
@@ -556,9 +549,7 @@ export function mount(root, context) {
   else browse();
 
   return () => {
-    alive = false;
-    stops.forEach((stop) => stop());
-    maps.forEach((made) => made.destroy());
+    life.end();
     images.stop();
   };
 }

@@ -1,6 +1,6 @@
 // The person: name, bio and photo as others see them, delivering or ordering, and logging out.
 
-import { field, form, h, replace, toast, values } from "../dom.js";
+import { field, form, h, problem, replace, toast, values } from "../dom.js";
 import { imageKeeper } from "../images.js";
 
 export function mount(root, { api }) {
@@ -27,7 +27,7 @@ export function mount(root, { api }) {
     h("button", { type: "submit" }, "Upload photo"),
   ], async (element) => {
     const file = element.elements.photoId.files[0];
-    if (!file) throw Object.assign(new Error("Choose a photo first."), { field: "photoId", detail: "Choose a photo first." });
+    if (!file) throw problem("photoId", "Choose a photo first.");
     const image = await api.request("POST", "/v1/media", { body: file });
     // Accounts learns of the new image from media's event, a moment later.
     const saved = await api.whenKnown(() => api.patch("/v1/me", { photoId: image.id }));

@@ -5,7 +5,7 @@
 // driver see it from their side), so that a reload comes back to the same screen.
 
 import { ApiError } from "../api.js";
-import { clock, describe, distance, field, form, h, problem, replace, sameId, uuid } from "../dom.js";
+import { chatLink, clock, describe, distance, field, form, h, problem, replace, sameId, uuid } from "../dom.js";
 import { lifetime } from "../lifetime.js";
 import { placeSearch } from "../places.js";
 import { whereAmI } from "../map.js";
@@ -323,7 +323,6 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
   let isDriver = false;
   // The driver's position shown, with the server's time of it: an older one never replaces a newer.
   let driverAt = null;
-  let driverPoint = null;
   let reporter = null;
   let fittedSpots = false;
   let fittedDriver = false;
@@ -365,7 +364,7 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
       if (driverAt !== null && time < driverAt) return;
       driverAt = time;
     }
-    driverPoint = { lat: point.lat, lon: point.lon };
+    const driverPoint = { lat: point.lat, lon: point.lon };
     if (driverMarker) driverMarker.moveTo(driverPoint);
     else driverMarker = map.marker(driverPoint, "driver", isDriver ? "You" : ride.driver?.name ?? "Driver");
     const meters = metersBetween(driverPoint, ride.pickup);
@@ -389,7 +388,6 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
     driverMarker?.remove();
     driverMarker = null;
     driverAt = null;
-    driverPoint = null;
     fittedDriver = false;
     where.hidden = true;
     delete where.dataset.lat;
@@ -485,8 +483,8 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
       }
     }
     if (ride.matchId && underway.has(ride.status)) {
-      buttons.push(h("a", { href: `#/chats/${encodeURIComponent(ride.matchId)}`, class: "chat-link" },
-        isDriver ? `Chat with ${ride.riderName}` : `Chat with ${ride.driver?.name ?? "your driver"}`));
+      buttons.push(chatLink(ride.matchId,
+        isDriver ? `Chat with ${ride.riderName}` : `Chat with ${ride.driver?.name ?? "your driver"}`, { class: "chat-link" }));
     }
     if (cancellable.has(ride.status) && (isDriver ? ride.status !== "open" : true)) {
       buttons.push(h("button", { type: "button", class: "danger", onclick: (event) => act(event, "cancel") },
@@ -615,7 +613,6 @@ function rideScreen(root, { api, feed, campus, go, user }, rideId) {
 
 function driverHome(root, { api, feed, campus, go, user }) {
   const life = lifetime();
-  let profile = null;
   let online = false;
   let here = null;
 
@@ -683,7 +680,6 @@ function driverHome(root, { api, feed, campus, go, user }) {
   life.add(() => reporter.stop());
 
   function showProfile(saved) {
-    profile = saved;
     car.value = saved.car;
     seats.value = String(saved.seats);
     carSummary.textContent = `${saved.car}, ${saved.seats} ${saved.seats === 1 ? "seat" : "seats"}`;

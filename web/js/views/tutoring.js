@@ -5,6 +5,7 @@
 
 import { chatLink, describe, field, form, h, problem, replace, sameId, toast } from "../dom.js";
 import { imageKeeper } from "../images.js";
+import { lifetime } from "../lifetime.js";
 
 const roles = { student: "Student", tutor: "Tutor" };
 const money = new Intl.NumberFormat(undefined, { style: "currency", currency: "EUR" });
@@ -17,8 +18,7 @@ export function mount(root, context) {
   const screen = ["matches", "profile"].includes(params[0]) ? params[0] : "cards";
   const images = imageKeeper(api);
   const celebrated = new Set();
-  const stops = [];
-  let alive = true;
+  const life = lifetime();
 
   const banner = h("div", { class: "match-place" });
   const body = h("div", { class: "tutoring-body" });
@@ -44,12 +44,12 @@ export function mount(root, context) {
     banner.scrollIntoView({ block: "nearest" });
   }
 
-  stops.push(feed.on("tutoring.matched", (data) => {
+  life.add(feed.on("tutoring.matched", (data) => {
     const other = data.members?.find((member) => !sameId(member.userId, me));
     celebrate(data.matchId, other?.name ?? "someone", data.courses ?? []);
   }));
 
-  stops.push(feed.on("tutoring.unmatched", (data) => {
+  life.add(feed.on("tutoring.unmatched", (data) => {
     if (data.matchId && banner.querySelector(`[data-match-id="${CSS.escape(data.matchId.toLowerCase())}"]`)) replace(banner);
   }));
 
@@ -87,7 +87,7 @@ export function mount(root, context) {
       });
       toast("Profile saved");
       if (screen === "profile") context.go("tutoring");
-      else if (alive) showCards(saved);
+      else if (life.alive) showCards(saved);
     });
     replace(body, intro ? h("p", { class: "notice" }, intro) : null, element);
     if (!profile) courses.focus();
@@ -106,7 +106,7 @@ export function mount(root, context) {
 
   async function cards() {
     const mine = await profile();
-    if (!alive) return;
+    if (!life.alive) return;
     if (mine) showCards(mine);
     else profileScreen(null, "Make your tutoring profile to see who shares your courses.");
   }
@@ -139,11 +139,11 @@ export function mount(root, context) {
       replace(place, h("p", { class: "hint" }, "Looking for cards…"));
       try {
         const answer = await api.get("/v1/tutoring/feed", { course: course.value, limit: 20 });
-        if (token !== loads || !alive) return;
+        if (token !== loads || !life.alive) return;
         queue = answer.cards;
         show();
       } catch (error) {
-        if (token !== loads || !alive) return;
+        if (token !== loads || !life.alive) return;
         if (error.status === 409) return profileScreen(null, describe(error));
         replace(place, h("p", { class: "form-error", role: "alert" }, describe(error)),
           h("button", { type: "button", onclick: () => load() }, "Try again"));
@@ -216,7 +216,7 @@ export function mount(root, context) {
     }
 
     function next() {
-      if (!alive) return;
+      if (!life.alive) return;
       queue.shift();
       if (queue.length) show();
       else load();
@@ -256,13 +256,13 @@ export function mount(root, context) {
       const token = ++loads;
       try {
         const answer = await api.get("/v1/tutoring/matches");
-        if (token !== loads || !alive) return;
+        if (token !== loads || !life.alive) return;
         error.textContent = "";
         images.releaseWithin(list);
         replace(list, answer.matches.map(entry));
         empty.hidden = answer.matches.length > 0;
       } catch (failure) {
-        if (token === loads && alive) error.textContent = describe(failure);
+        if (token === loads && life.alive) error.textContent = describe(failure);
       }
     }
 
@@ -329,8 +329,8 @@ export function mount(root, context) {
         actions, problem, details);
     }
 
-    stops.push(feed.on("tutoring.matched", () => load()));
-    stops.push(feed.on("tutoring.unmatched", (data) => {
+    life.add(feed.on("tutoring.matched", () => load()));
+    life.add(feed.on("tutoring.unmatched", (data) => {
       if (data.matchId) remove(data.matchId);
       load();
     }));
@@ -351,17 +351,16 @@ export function mount(root, context) {
   }
 
   function fail(error) {
-    if (alive) replace(body, h("p", { class: "form-error", role: "alert" }, describe(error)));
+    if (life.alive) replace(body, h("p", { class: "form-error", role: "alert" }, describe(error)));
   }
 
   if (screen === "cards") cards().catch(fail);
   else if (screen === "matches") matches();
-  else profile().then((mine) => alive && profileScreen(mine, mine ? null : "Make your tutoring profile: your role and courses.")).catch(fail);
+  else profile().then((mine) => life.alive && profileScreen(mine, mine ? null : "Make your tutoring profile: your role and courses.")).catch(fail);
 
   return () => {
-    alive = false;
+    life.end();
     deck?.stop();
-    stops.forEach((stop) => stop());
     images.stop();
   };
 }
