@@ -1,7 +1,17 @@
 # One image for every service: all the executables of Package.swift and their resource bundles in /app.
 # The container's command picks the service, e.g. `docker run IMAGE /app/accounts` (see docker-compose.yml).
+#
+# Build arguments (docker-compose.yml passes them from .env; deploy/base-images.sh writes them where the official
+# images cannot be pulled):
+#   BASE_IMAGE    what the image runs on (official: debian:bookworm-slim)
+#   SWIFT_IMAGE   what compiles the services (official: swift:6.3-bookworm)
+#   BINARIES      `compiled`: built here, in release, from the sources; `prebuilt`: taken from .local/image/app, which
+#                 deploy/stage-binaries.sh fills from a build made outside (the tests' own, so it is built once)
+ARG BASE_IMAGE=debian:bookworm-slim
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG BINARIES=compiled
 
-FROM swift:6.3-bookworm AS build
+FROM ${SWIFT_IMAGE} AS compiled
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
     && apt-get install -y --no-install-recommends libpq-dev librabbitmq-dev libcrypt-dev libvips-dev pkg-config jq \
@@ -24,7 +34,12 @@ RUN swift build -c release --static-swift-stdlib \
     done \
     && cp -R "$bin"/*.resources /app/
 
-FROM debian:bookworm-slim
+FROM scratch AS prebuilt
+COPY .local/image/app /app
+
+FROM ${BINARIES} AS binaries
+
+FROM ${BASE_IMAGE}
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
     && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 libvips42 ca-certificates curl \
@@ -32,6 +47,6 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && groupadd --system --gid 10001 tarrare \
     && useradd --system --uid 10001 --gid tarrare --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin tarrare
-COPY --from=build /app /app
+COPY --from=binaries /app /app
 WORKDIR /app
 USER 10001:10001

@@ -142,6 +142,7 @@ let package = Package(
             dependencies: [
                 "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .serviceLifecycle, .nioConcurrency,
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Notifications", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 

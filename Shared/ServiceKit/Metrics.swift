@@ -19,6 +19,11 @@ public struct ServiceMetrics: Sendable {
         self.factory = factory
     }
 
+    /// A counter shown on `/metrics` under `label`.
+    public func counter(_ label: String, dimensions: [(String, String)] = []) -> Metrics.Counter {
+        Metrics.Counter(label: label, dimensions: dimensions, factory: factory)
+    }
+
     /// The Prometheus text exposition of everything recorded.
     public func render() -> String {
         registry.emitToString()

@@ -15,6 +15,8 @@ public struct ServiceBuilder {
     public let logger: Logger
     public let database: PostgresPool
     public let brokerStatus = BrokerStatus()
+    /// What `/metrics` shows; a service counts its own things here too.
+    public let metrics = ServiceMetrics()
     public let router: Router<ServiceRequestContext>
     private let openAPI: String
     private var services: [any Service]
@@ -39,7 +41,7 @@ public struct ServiceBuilder {
         openAPI = try String(contentsOf: url, encoding: .utf8)
         router = makeServiceRouter(
             configuration: configuration, database: database, brokerStatus: brokerStatus,
-            metrics: ServiceMetrics(), openAPI: openAPI)
+            metrics: metrics, openAPI: openAPI)
         let relay = OutboxRelay(
             topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
             status: brokerStatus, logger: logger)

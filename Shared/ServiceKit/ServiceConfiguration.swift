@@ -8,6 +8,8 @@ public struct ServiceConfiguration: Sendable {
     public var httpPort: Int
     public var postgresURL: String
     public var postgresPoolSize: Int
+    /// How long start-up waits for an unreachable database before it gives up (0: not at all).
+    public var databaseWaitSeconds: Int
     public var amqpURL: String
     /// PEM of the Ed25519 key that verifies access tokens.
     public var jwtPublicKey: String?
@@ -34,6 +36,7 @@ public struct ServiceConfiguration: Sendable {
         httpPort = try reader.integer("HTTP_PORT", in: 1...65535) ?? defaultPort
         postgresURL = try reader.string("POSTGRES_URL", required: isProduction) ?? "postgres://\(service)@127.0.0.1:5432/\(service)"
         postgresPoolSize = try reader.integer("POSTGRES_POOL_SIZE", in: 1...200) ?? 8
+        databaseWaitSeconds = try reader.integer("DATABASE_WAIT_SECONDS", in: 0...86_400) ?? 0
         amqpURL = try reader.string("AMQP_URL", required: isProduction) ?? "amqp://\(service)@127.0.0.1:5672/%2F"
         jwtPublicKey = try reader.fileOrValue("JWT_PUBLIC_KEY")
         if isProduction && jwtPublicKey == nil { throw ConfigurationError.missing("JWT_PUBLIC_KEY") }

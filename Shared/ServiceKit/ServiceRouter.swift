@@ -33,7 +33,7 @@ public func makeServiceRouter(
     router.get("/metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+            body: .init(byteBuffer: ByteBuffer(string: metrics.render() + consumedEvents(brokerStatus))))
     }
     if let openAPI {
         router.get("/openapi.yaml") { _, _ in
@@ -43,6 +43,14 @@ public func makeServiceRouter(
         }
     }
     return router
+}
+
+/// `events_consumed_total` by queue in Prometheus text: the events this process applied and acknowledged.
+func consumedEvents(_ status: BrokerStatus) -> String {
+    let counts = status.consumedCounts
+    guard !counts.isEmpty else { return "" }
+    return "# TYPE events_consumed_total counter\n"
+        + counts.sorted { $0.key < $1.key }.map { "events_consumed_total{queue=\"\($0.key)\"} \($0.value)\n" }.joined()
 }
 
 /// Refuses to start a debug build whose routes and OpenAPI description disagree (so every test that builds a
@@ -65,10 +73,29 @@ public func openDatabase(_ configuration: ServiceConfiguration, migrations: URL.
 }
 
 func openDatabase(_ configuration: ServiceConfiguration, migrations: [URL], logger: Logger) async throws -> PostgresPool {
-    let database = try PostgresPool(
-        url: configuration.postgresURL, size: configuration.postgresPoolSize, applicationName: configuration.service,
-        logger: logger)
-    try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory] + migrations, logger: logger)
-        .migrate(database)
-    return database
+    let deadline = ContinuousClock.now + .seconds(configuration.databaseWaitSeconds)
+    var delay = Duration.milliseconds(500)
+    var waiting = false
+    while true {
+        do {
+            let database = try PostgresPool(
+                url: configuration.postgresURL, size: configuration.postgresPoolSize,
+                applicationName: configuration.service, logger: logger)
+            try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory] + migrations, logger: logger)
+                .migrate(database)
+            if waiting { logger.info("the database is reachable") }
+            return database
+        } catch let error as PostgresError where error.isConnectionFailure && ContinuousClock.now < deadline {
+            // One line when the wait begins, not one per attempt: a replica started before its database is healthy
+            // and unhealthy until then, and its log says why once.
+            if !waiting {
+                logger.warning(
+                    "waiting for the database",
+                    metadata: ["error": "\(error)", "seconds": "\(configuration.databaseWaitSeconds)"])
+                waiting = true
+            }
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
 }

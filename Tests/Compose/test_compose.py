@@ -144,22 +144,17 @@ def gateway_template() -> str:
     return GATEWAY_TEMPLATE.read_text()
 
 
-def template_upstreams() -> dict[str, str]:
-    """Upstream name -> the variable that gives its address."""
-    return dict(re.findall(r"upstream\s+(\w+)\s*\{\s*server\s+\$\{(\w+)\}", gateway_template()))
-
-
-def upstream_service(upstream: str) -> str:
-    """The compose service an upstream reaches: NOTIFICATIONS_UPSTREAM is notifications."""
-    return template_upstreams()[upstream].removesuffix("_UPSTREAM").lower()
+def upstream_maps(path: Path) -> dict[str, str]:
+    """`$<name>_upstream` -> its value, in one of the gateway's upstream files."""
+    return dict(re.findall(r'map "" \$(\w+)_upstream \{ default ([^;]+); \}', path.read_text()))
 
 
 def template_routes() -> list[tuple[str, str]]:
-    """(location, upstream) for every location that proxies."""
+    """(location, the name of its upstream variable without `_upstream`) for every location that proxies."""
     return [
         (location.strip(), upstream)
         for location, upstream in re.findall(
-            r"location\s+([^{]+?)\s*\{[^}]*?proxy_pass\s+http://(\w+)\s*;", gateway_template()
+            r"location\s+([^{]+?)\s*\{[^}]*?proxy_pass\s+http://\$(\w+)_upstream\s*;", gateway_template()
         )
     ]
 
@@ -249,12 +244,13 @@ def test_file_variables_name_secrets_the_service_mounts():
 
 
 def test_secrets_live_where_git_ignores_them():
-    for name, secret in (compose().get("secrets") or {}).items():
+    for name, secret in (interpolate(compose().get("secrets") or {}, {})).items():
         path = Path(secret["file"])
 
         assert path.parts[:2] == ("deploy", "secrets"), f"secret {name} must be under deploy/secrets/"
         assert_ignored_by_git(path)
     assert_ignored_by_git(Path(".env"))
+    assert_ignored_by_git(Path("deploy/secrets/tls/key.pem"))
 
 
 def assert_ignored_by_git(path: Path):
@@ -267,56 +263,45 @@ def assert_ignored_by_git(path: Path):
 # --- (c) The gateway routes only to services that exist -------------------------------------------------------
 
 
-def test_every_route_goes_to_a_service():
-    upstreams = template_upstreams()
+GATEWAY_FILES = ROOT / "gateway"
+
+
+def test_every_route_goes_to_a_service_at_its_port():
     routes = template_routes()
     assert routes, "no proxying location found in the template"
+    in_compose = upstream_maps(GATEWAY_FILES / "upstreams.compose.conf")
+    local = upstream_maps(GATEWAY_FILES / "upstreams.local.conf")
+    local_groups = set(re.findall(r"^upstream (\w+) \{", (GATEWAY_FILES / "upstreams.local.conf").read_text(), re.M))
+    depends_on = services()["gateway"].get("depends_on") or {}
 
     for location, upstream in routes:
-        assert upstream in upstreams, f"location {location} proxies to {upstream}, which has no upstream block"
-        assert upstream_service(upstream) in services(), (
-            f"location {location} proxies to {upstream}, whose address names no compose service"
-        )
-
-
-def test_gateway_sets_every_variable_of_the_template():
-    env = environment(services()["gateway"])
-    pattern = env.get("NGINX_ENVSUBST_FILTER") or ""
-
-    for variable in sorted(template_variables()):
-        assert env.get(variable), f"the gateway does not set {variable}"
-        assert re.search(pattern, variable), f"NGINX_ENVSUBST_FILTER leaves {variable} unsubstituted"
-    for nginx_variable in set(re.findall(r"\$([a-z_]+)", gateway_template())):
-        assert not re.search(pattern, nginx_variable), f"NGINX_ENVSUBST_FILTER would also replace ${nginx_variable}"
-
-
-def test_upstreams_of_existing_services_point_at_their_port():
-    gateway = services()["gateway"]
-    env = environment(gateway)
-    depends_on = gateway.get("depends_on") or {}
-
-    for upstream, variable in template_upstreams().items():
-        service = upstream_service(upstream)
-        port = environment(services()[service])["HTTP_PORT"]
-        assert env[variable] == f"{service}:{port}", f"{variable} must be {service}:{port}"
+        assert upstream in in_compose, f"location {location}: upstreams.compose.conf does not set ${upstream}_upstream"
+        assert local.get(upstream) in local_groups, f"location {location}: scripts/up's ${upstream}_upstream is no group"
+        service, port = in_compose[upstream].split(":")
+        assert service in services(), f"location {location} proxies to {service}, which is no compose service"
+        assert environment(services()[service])["HTTP_PORT"] == port, f"{service} does not listen on {port}"
         # The first requests would fail while a service is not up yet.
         assert depends_on.get(service, {}).get("condition") == "service_healthy", (
             f"the gateway must wait for {service} to be healthy"
         )
 
 
+def test_every_variable_of_the_template_is_filled_in_both_ways():
+    entrypoint = (GATEWAY_FILES / "entrypoint.sh").read_text()
+    substituted = set(re.findall(r"\$\{(\w+)\}", re.search(r"envsubst '([^']*)'", entrypoint)[1]))
+    scripts_up = (ROOT / "scripts" / "up").read_text()
+    for variable in sorted(template_variables()):
+        assert variable in substituted, f"the gateway image does not fill in {variable}"
+        assert f"\\${{{variable}}}" in scripts_up, f"scripts/up does not fill in {variable}"
+
+
 def test_gateway_follows_replicas_as_they_come_and_go():
-    env = environment(services()["gateway"])
-    resolver = env.get("GATEWAY_RESOLVER", "")
+    conf = (GATEWAY_FILES / "upstreams.compose.conf").read_text()
     # Docker's DNS, asked again within seconds: replicas added by `--scale` get traffic without a restart.
-    assert re.fullmatch(r"resolver 127\.0\.0\.11 valid=\d+s( ipv6=off)?;", resolver), resolver
-    assert int(re.search(r"valid=(\d+)s", resolver).group(1)) <= 10
-    assert env.get("GATEWAY_RESOLVE") == " resolve"
-    servers = re.findall(r"^upstream \w+ \{(.*)\}$", gateway_template(), re.M)
-    assert servers
-    for body in servers:
-        assert "${GATEWAY_RESOLVE};" in body, f"an upstream does not re-resolve its server: {body.strip()}"
-        assert re.search(r"\bzone \w+ \d+k;", body), f"an upstream that re-resolves needs a shared zone: {body.strip()}"
+    resolver = re.search(r"^resolver 127\.0\.0\.11 valid=(\d+)s", conf, re.M)
+    assert resolver and int(resolver[1]) <= 10
+    # A name in a variable is looked up at request time; an upstream group's would be looked up once, at start.
+    assert not re.search(r"^\s*upstream ", conf, re.M)
 
 
 def test_gateway_names_no_version_and_logs_no_query():
@@ -329,18 +314,15 @@ def test_gateway_names_no_version_and_logs_no_query():
     assert re.search(r"^\s*access_log \$\{GATEWAY_ACCESS_LOG\} gateway;", template, re.M)
 
 
-def test_gateway_renders_the_template_and_alone_is_published():
+def test_gateway_image_renders_the_template_and_alone_is_published():
     gateway = services()["gateway"]
-    mounts = [v.split(":") for v in gateway.get("volumes") or [] if isinstance(v, str)]
-
-    assert any(
-        (ROOT / source).resolve() == GATEWAY_TEMPLATE
-        and target.startswith("/etc/nginx/templates/")
-        and target.endswith(".template")
-        for source, target, *_ in mounts
-    ), "the gateway must mount gateway/routes.conf.template into /etc/nginx/templates/"
-    port = environment(gateway)["GATEWAY_PORT"]
-    assert gateway.get("ports") == [f"{port}:{port}"]
+    dockerfile = (GATEWAY_FILES / "Dockerfile").read_text()
+    assert re.search(r"^COPY gateway/routes\.conf\.template .*gateway/entrypoint\.sh", dockerfile, re.M)
+    assert gateway["build"]["dockerfile"] == "gateway/Dockerfile"
+    published = [entry.rsplit(":", 1)[1] for entry in gateway.get("ports") or []]
+    assert published == ["8080", "8443"]
+    for entry in gateway["ports"]:
+        assert entry.startswith("${GATEWAY_BIND:-127.0.0.1}:"), f"{entry}: bind to loopback unless told otherwise"
     for name, service in services().items():
         if name != "gateway":
             assert "ports" not in service, f"{name} must not publish a port: replicas would clash"
@@ -356,7 +338,11 @@ def test_each_swift_service_runs_a_declared_executable():
         assert executable_of(service) in executable_products(), (
             f"{name} runs {command(service)[0]}, which is no executable product of Package.swift"
         )
-        assert service.get("build") in (".", {"context": "."}), f"{name} must be built from the Dockerfile"
+        build = service.get("build") or {}
+        assert build.get("context") == "." and build.get("dockerfile", "Dockerfile") == "Dockerfile", (
+            f"{name} must be built from the Dockerfile"
+        )
+        assert set(build.get("args") or {}) == {"BASE_IMAGE", "SWIFT_IMAGE", "BINARIES"}, name
 
 
 def test_each_service_executable_runs_as_a_service():
@@ -388,6 +374,10 @@ def test_dependencies_wait_until_healthy():
         depends_on = service.get("depends_on") or {}
         assert isinstance(depends_on, dict), f"{name}: depends_on needs conditions"
         for dependency, condition in depends_on.items():
+            if services()[dependency].get("restart") == "no":
+                # A one-shot job (the places import): waited for until it has ended well.
+                assert condition.get("condition") == "service_completed_successfully", f"{name} on {dependency}"
+                continue
             assert condition.get("condition") == "service_healthy", f"{name} must wait for {dependency} to be healthy"
             assert "healthcheck" in services()[dependency], f"{dependency} has no health check to wait for"
 
@@ -504,19 +494,30 @@ def test_each_service_connects_as_its_own_user_with_a_password_from_env(generate
 
 def test_rabbitmq_loads_the_definitions_secret():
     rabbitmq = services()["rabbitmq"]
-    config = (ROOT / "deploy" / "rabbitmq" / "rabbitmq.conf").read_text()
+    entrypoint = (ROOT / "deploy" / "rabbitmq" / "entrypoint.sh").read_text()
     targets = [
         SECRETS_DIRECTORY + (entry.get("target", entry["source"]) if isinstance(entry, dict) else entry)
         for entry in rabbitmq["secrets"]
     ]
 
-    loaded = re.search(r"^load_definitions\s*=\s*(\S+)", config, re.MULTILINE)
+    loaded = re.search(r"^DEFINITIONS=\$\{RABBITMQ_DEFINITIONS:-(\S+)\}", entrypoint, re.MULTILINE)
 
     assert loaded and loaded[1] in targets
-    assert any(
-        v.split(":")[0] == "./deploy/rabbitmq/rabbitmq.conf" and v.split(":")[1].startswith("/etc/rabbitmq/conf.d/")
-        for v in rabbitmq["volumes"]
-    )
+    assert "/run/secrets/erlang-cookie" in targets
+
+
+def test_the_cluster_override_gives_every_service_all_three_nodes(generated):
+    _, variables = generated
+    cluster = yaml.safe_load((ROOT / "deploy" / "rabbitmq-cluster.yml").read_text())
+    nodes = cluster["services"]["rabbitmq"]["environment"]["RABBITMQ_CLUSTER_NODES"].split()
+    assert nodes == ["rabbit@rabbitmq", "rabbit@rabbitmq-2", "rabbit@rabbitmq-3"]
+    for node in nodes[1:]:
+        assert cluster["services"][node.removeprefix("rabbit@")]["hostname"] == node.removeprefix("rabbit@")
+    for name, service in swift_services().items():
+        urls = interpolate(cluster["services"][name]["environment"]["AMQP_URL"], variables).split(",")
+        assert [urlsplit(url).hostname for url in urls] == ["rabbitmq", "rabbitmq-2", "rabbitmq-3"], name
+        expected = interpolate(environment(service)["AMQP_URL"], variables)
+        assert urls[0] == expected, f"{name}: the cluster's first node is the one broker's URL"
 
 
 def test_postgres_init_creates_each_service_database(generated, tmp_path):

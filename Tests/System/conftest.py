@@ -41,14 +41,18 @@ def infra_env():
 
 @pytest.fixture(scope="session")
 def system():
-    """The system as scripts/up started it; the tests refuse to run against nothing."""
+    """The system the tests drive: the one scripts/up started, or the one whose gateway TARRARE_GATEWAY names with
+    TARRARE_SYSTEM_ENV naming a JSON file of its database URLs (Tests/Containers' stacks). The tests refuse to run
+    against nothing."""
+    stack = os.environ.get("TARRARE_SYSTEM_ENV")
     try:
-        for service, port in SERVICES.items():
-            httpx.get(f"http://127.0.0.1:{port}/health/ready", timeout=5).raise_for_status()
+        if not stack:
+            for service, port in SERVICES.items():
+                httpx.get(f"http://127.0.0.1:{port}/health/ready", timeout=5).raise_for_status()
         httpx.get(f"{GATEWAY}/v1/campuses", timeout=5).raise_for_status()
     except httpx.HTTPError as error:
         pytest.fail(f"the system is not running ({error}); start it with scripts/up")
-    return infra_env()
+    return json.loads(Path(stack).read_text()) if stack else infra_env()
 
 
 class Socket:

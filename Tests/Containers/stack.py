@@ -1,0 +1,139 @@
+"""A compose project of the whole system on the Docker engine, as an operator runs it: its own project name, secrets
+made by deploy/make-secrets.sh in a folder of its own, the gateway published on a free loopback port, PostgreSQL
+too (for the checks of what every service consumed), and everything of it removed at the end."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+SERVICES = ["accounts", "places", "matching", "chat", "notifications", "media"]
+PORTS = {"accounts": 8081, "places": 8082, "matching": 8083, "chat": 8084, "notifications": 8085, "media": 8086}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def eventually(condition, timeout=60.0, interval=0.5, what="the condition"):
+    """Calls `condition` until it returns something truthy and returns that; fails naming `what` on time-out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}; last answer: {result!r}")
+        time.sleep(interval)
+
+
+class Stack:
+    """One compose project. `files` are compose files beside docker-compose.yml (an override such as
+    deploy/rabbitmq-cluster.yml); the test's own override publishes PostgreSQL on loopback."""
+
+    def __init__(self, name, files=()):
+        self.project = f"{name}-{uuid.uuid4().hex[:6]}"
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{self.project}-"))
+        self.files = [ROOT / "docker-compose.yml", *[ROOT / file for file in files], HERE / "compose.test.yml"]
+        self.gateway_port = free_port()
+        self.https_port = free_port()
+        self.postgres_port = free_port()
+        subprocess.run([ROOT / "deploy" / "make-secrets.sh", self.folder], check=True, capture_output=True)
+        self.secrets = self.folder / "deploy" / "secrets"
+        # Where the images come from: the base images deploy/base-images.sh chose, named in the checkout's .env, and
+        # the binaries scripts/test staged (SWIFT_BINARIES=prebuilt) unless the caller says otherwise.
+        checkout_env = read_env(ROOT / ".env")
+        self.env = {
+            **os.environ,
+            "TARRARE_SECRETS": str(self.secrets),
+            "GATEWAY_HTTP_PORT": str(self.gateway_port),
+            "GATEWAY_HTTPS_PORT": str(self.https_port),
+            "TEST_POSTGRES_PORT": str(self.postgres_port),
+            "TARRARE_TAG": os.environ.get("TARRARE_TAG", "test"),
+            "SWIFT_BINARIES": os.environ.get("SWIFT_BINARIES", "prebuilt"),
+        }
+        for key in ("BASE_IMAGE", "SWIFT_IMAGE"):
+            if key in checkout_env and key not in os.environ:
+                self.env[key] = checkout_env[key]
+        self.passwords = read_env(self.folder / ".env")
+        self.gateway = f"http://127.0.0.1:{self.gateway_port}"
+
+    def compose(self, *arguments, check=True, timeout=600):
+        command = ["docker", "compose", "-p", self.project, "--project-directory", ROOT,
+                   "--env-file", self.folder / ".env"]
+        for file in self.files:
+            command += ["-f", file]
+        answer = subprocess.run([*command, *arguments], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if check and answer.returncode != 0:
+            raise AssertionError(f"docker compose {' '.join(map(str, arguments))} failed:\n{answer.stderr[-3000:]}")
+        return answer
+
+    def up(self, *arguments):
+        """Starts (or changes) the project and waits until every container is healthy."""
+        self.compose("up", "-d", "--wait", *arguments, timeout=900)
+
+    def down(self):
+        """Removes every container, network and volume of the project, and its secrets."""
+        self.compose("down", "--volumes", "--remove-orphans", "--timeout", "5", check=False)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def containers(self, service):
+        """The names of a service's running containers."""
+        answer = self.compose("ps", "--format", "json", service)
+        rows = [json.loads(line) for line in answer.stdout.splitlines() if line.strip()]
+        return sorted(row["Name"] for row in rows if row.get("State") == "running")
+
+    def exec(self, container, *command, check=True):
+        answer = subprocess.run(["docker", "exec", container, *command], capture_output=True, text=True, timeout=120)
+        if check and answer.returncode != 0:
+            raise AssertionError(f"{' '.join(command)} in {container} failed: {answer.stderr[-2000:]}")
+        return answer.stdout
+
+    def metrics(self, container, service):
+        """The Prometheus text a replica serves on its own port."""
+        return self.exec(container, "curl", "-fsS", f"http://127.0.0.1:{PORTS[service]}/metrics")
+
+    def logs(self, *services):
+        return self.compose("logs", "--no-color", *services, check=False).stdout
+
+    def system_env(self):
+        """The database URLs of every service as the system tests read them (the passwords of this project's .env)."""
+        env = {}
+        for service in SERVICES:
+            password = self.passwords[f"{service.upper()}_DB_PASSWORD"]
+            env[f"{service.upper()}_POSTGRES_URL"] = \
+                f"postgres://{service}:{password}@127.0.0.1:{self.postgres_port}/{service}"
+        return env
+
+    def system_env_file(self):
+        path = self.folder / "system-env.json"
+        path.write_text(json.dumps(self.system_env()))
+        return path
+
+    def run_system_tests(self, *tests):
+        """Runs Tests/System modules against this stack's gateway; returns pytest's output, failing with it."""
+        env = {**os.environ, "TARRARE_GATEWAY": self.gateway, "TARRARE_SYSTEM_ENV": str(self.system_env_file())}
+        answer = subprocess.run(
+            ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", *[ROOT / "Tests" / "System" / t for t in tests]],
+            env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
+        assert answer.returncode == 0, answer.stdout[-6000:] + answer.stderr[-2000:]
+        return answer.stdout
+
+
+def read_env(path):
+    values = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if "=" in line and not line.lstrip().startswith("#"):
+                key, _, value = line.partition("=")
+                values[key.strip()] = value.strip()
+    return values

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Writes the broker's configuration and runs it in the foreground as node rabbit@<host name>:
+# - the users (one per service, no guest) from the definitions deploy/make-secrets.sh writes, mounted as a secret;
+#   NB: with definitions to load RabbitMQ creates neither the guest user nor the default virtual host, so the
+#   definitions declare "/" themselves;
+# - logs to standard output;
+# - with RABBITMQ_CLUSTER_NODES (node names separated by spaces) a node of that cluster: a new node joins the first
+#   of them it reaches, and a node that comes back rejoins its cluster. The nodes share the Erlang cookie mounted at
+#   /run/secrets/erlang-cookie.
+set -euo pipefail
+DEFINITIONS=${RABBITMQ_DEFINITIONS:-/run/secrets/rabbitmq-definitions.json}
+COOKIE=/run/secrets/erlang-cookie
+
+[[ -r $DEFINITIONS ]] || { echo "rabbitmq: no readable definitions at $DEFINITIONS (run deploy/make-secrets.sh)" >&2; exit 1; }
+{
+  echo "load_definitions = $DEFINITIONS"
+  echo "log.console = true"
+  echo "log.console.level = info"
+  echo "log.file = false"
+  if [[ -n ${RABBITMQ_CLUSTER_NODES:-} ]]; then
+    echo "cluster_formation.peer_discovery_backend = classic_config"
+    index=1
+    for node in $RABBITMQ_CLUSTER_NODES; do
+      echo "cluster_formation.classic_config.nodes.$index = $node"
+      index=$((index + 1))
+    done
+  fi
+} >/etc/rabbitmq/rabbitmq.conf
+
+if [[ -e $COOKIE ]]; then
+  [[ -r $COOKIE ]] || { echo "rabbitmq: $COOKIE is not readable" >&2; exit 1; }
+  install -m 400 "$COOKIE" "$HOME/.erlang.cookie"
+elif [[ -n ${RABBITMQ_CLUSTER_NODES:-} ]]; then
+  echo "rabbitmq: a cluster node needs the Erlang cookie at $COOKIE (run deploy/make-secrets.sh)" >&2
+  exit 1
+fi
+
+exec /usr/lib/rabbitmq/bin/rabbitmq-server
