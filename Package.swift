@@ -98,24 +98,24 @@ let package = Package(
             resources: [.copy("openapi.yaml")]),
         .target(
             name: "MatchingCore",
-            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .logging, .serviceLifecycle],
+            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging, .serviceLifecycle],
             path: "Services/Matching/Core", resources: [.copy("Migrations")]),
         .target(
             name: "Delivery",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging],
-            path: "Services/Matching/Delivery"),
+            path: "Services/Matching/Delivery", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
         .target(
             name: "Tutoring",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
-            path: "Services/Matching/Tutoring", resources: [.copy("Migrations")]),
+            path: "Services/Matching/Tutoring", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
         .target(
             name: "Exchange",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
-            path: "Services/Matching/Exchange", resources: [.copy("Migrations")]),
+            path: "Services/Matching/Exchange", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
         .target(
             name: "Rides",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging],
-            path: "Services/Matching/Rides", resources: [.copy("Migrations")]),
+            path: "Services/Matching/Rides", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
         // Media: the executable serves images; keeping them (the tables, the image store, uploads) and reading,
         // checking and re-encoding them with libvips are libraries, which the benchmark shares.
@@ -245,18 +245,27 @@ let package = Package(
         .testTarget(
             name: "NotificationsTests",
             dependencies: [
-                "Notifications", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts", .serviceLifecycle,
+                // Delivery: its events, published as matching would.
+                "Notifications", "Delivery", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
+                .serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/NotificationsTests"),
+        // A flow that exists only in the tests: a folder and one line of wiring (FourthFlowTests).
+        .target(
+            name: "Duets",
+            dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird],
+            path: "Tests/Duets", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 // The executables the processes run are built with the tests.
                 "Accounts", "Places", "Matching", "Chat", "Notifications",
-                "TestSupport", "ServiceKit", "Contracts", "Messaging", "Postgres", .serviceLifecycle, .nioConcurrency,
+                // Delivery: its events, published as matching would; Duets: a flow of the tests alone.
+                "Delivery", "Duets", "MatchingCore", "TestSupport", "ServiceKit", "Contracts", "Messaging", "Postgres",
+                .hummingbird, .serviceLifecycle, .nioConcurrency,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -11,7 +11,7 @@ struct ConversationSummary: Encodable, Sendable, Equatable {
 
     var id: UUID
     var matchId: UUID
-    /// The flow of the match: `delivery`, `tutoring`, `exchange`, `rides`.
+    /// The flow of the match, as the flow that opened it names itself.
     var flow: String
     /// One line on what the match is about.
     var subject: String

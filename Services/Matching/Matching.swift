@@ -5,6 +5,6 @@ import ServiceKit
 @main
 struct Matching {
     static func main() async {
-        await ServiceMain.run(service: "matching", defaultPort: 8083, build: buildApplication)
+        await ServiceMain.run(service: "matching", defaultPort: 8083) { try await buildApplication($0, logger: $1) }
     }
 }

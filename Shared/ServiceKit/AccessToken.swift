@@ -38,6 +38,12 @@ public struct Identity: Sendable, Equatable {
     public var userId: UUID
     public var campus: String
     public var name: String
+
+    public init(userId: UUID, campus: String, name: String) {
+        self.userId = userId
+        self.campus = campus
+        self.name = name
+    }
 }
 
 /// Verifies access tokens with the public key from configuration: signature (EdDSA only), expiry, issuer, audience.

@@ -22,9 +22,11 @@ public struct ServiceBuilder {
     private var services: [any Service]
 
     /// Opens and migrates the database (the outbox and inbox first, then `migrations` in order), declares
-    /// `topology`, and makes the relay, the consumer and the router. `bundle` holds the service's `openapi.yaml`.
+    /// `topology`, and makes the relay, the consumer and the router. `bundle` holds the service's `openapi.yaml`, to
+    /// which `openAPIParts` add theirs (see `OpenAPIDocument`).
     public init(
-        _ configuration: ServiceConfiguration, logger: Logger, migrations: [URL], topology: Topology, bundle: Bundle
+        _ configuration: ServiceConfiguration, logger: Logger, migrations: [URL], topology: Topology, bundle: Bundle,
+        openAPIParts: [URL] = []
     ) async throws {
         self.configuration = configuration
         self.logger = logger
@@ -38,7 +40,9 @@ public struct ServiceBuilder {
         guard let url = bundle.url(forResource: "openapi", withExtension: "yaml") else {
             throw ConfigurationError.invalid("openapi.yaml", "missing from the service's resources")
         }
-        openAPI = try String(contentsOf: url, encoding: .utf8)
+        openAPI = try OpenAPIDocument.merging(
+            String(contentsOf: url, encoding: .utf8),
+            parts: openAPIParts.map { try String(contentsOf: $0, encoding: .utf8) })
         router = makeServiceRouter(
             configuration: configuration, database: database, brokerStatus: brokerStatus,
             metrics: metrics, openAPI: openAPI)

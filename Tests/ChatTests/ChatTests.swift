@@ -140,11 +140,11 @@ extension MatchOpened {
         try await app.test { client in
             // Chat has bound its queues by now; matching publishes from here on.
             let relaying = Task { try await group.run() }
-            let opened = try await eventually {
-                let (_, list) = try await client.call(.get, "/v1/conversations", token: olliToken)
-                return (list["conversations"] as? [Any])?.count == 1
+            try await eventually("both copies taken and acknowledged by chat") {
+                try await client.consumedEvents(from: "chat.matching") == 2
             }
-            #expect(opened)
+            let (_, list) = try await client.call(.get, "/v1/conversations", token: olliToken)
+            #expect((list["conversations"] as? [Any])?.count == 1)
             await group.triggerGracefulShutdown()
             try await relaying.value
         }

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -127,6 +128,30 @@ class Stack:
             env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
         assert answer.returncode == 0, answer.stdout[-6000:] + answer.stderr[-2000:]
         return answer.stdout
+
+
+def system_modules(gateway):
+    """The system tests' helpers (students, deliveries in the background, the checks of what was consumed), pointed
+    at `gateway`. NB: Tests/System's conftest is imported once per process, so each stack points it anew."""
+    os.environ["TARRARE_GATEWAY"] = gateway
+    if str(ROOT / "Tests" / "System") not in sys.path:
+        sys.path.insert(0, str(ROOT / "Tests" / "System"))
+    import conftest as system_conftest
+    import traffic
+    system_conftest.GATEWAY = gateway
+    return system_conftest, traffic
+
+
+def delivery_pairs(gateway, count=4):
+    """`count` pairs of an orderer and a deliverer, each at its own restaurant near Porthania, ready for `Traffic`."""
+    system_conftest, traffic = system_modules(gateway)
+    scout = system_conftest.Student("Scout")
+    centre = scout.get("/v1/places", q="porthania", kind="building", limit=1).json()["places"][0]
+    near = lambda kind: scout.get(
+        "/v1/places/nearby", lat=centre["latitude"], lon=centre["longitude"], radius=500, kind=kind, limit=20,
+    ).json()["places"]
+    restaurants, buildings = near("restaurant"), near("building")
+    return [traffic.Pair(index, restaurants[index]["id"], buildings[index]["id"]) for index in range(count)]
 
 
 def read_env(path):

@@ -2,13 +2,11 @@
 nodes; a node stopped while deliveries go on loses nothing and stops no flow; it comes back and rejoins."""
 
 import json
-import os
-import sys
 from datetime import datetime, timezone
 
 import pytest
 
-from stack import ROOT, Stack, eventually
+from stack import Stack, delivery_pairs, eventually, system_modules
 
 NODES = ["rabbit@rabbitmq", "rabbit@rabbitmq-2", "rabbit@rabbitmq-3"]
 
@@ -55,19 +53,8 @@ def test_every_queue_is_a_quorum_queue_on_all_three_nodes(cluster):
 
 
 def test_a_node_stopped_mid_traffic_loses_nothing_and_rejoins(cluster):
-    os.environ["TARRARE_GATEWAY"] = cluster.gateway
-    sys.path.insert(0, str(ROOT / "Tests" / "System"))
-    import conftest as system_conftest  # noqa: E402 - reads TARRARE_GATEWAY when first imported
-    import traffic  # noqa: E402
-    assert system_conftest.GATEWAY == cluster.gateway
-
-    scout = system_conftest.Student("Scout")
-    centre = scout.get("/v1/places", q="porthania", kind="building", limit=1).json()["places"][0]
-    near = lambda kind: scout.get(
-        "/v1/places/nearby", lat=centre["latitude"], lon=centre["longitude"], radius=500, kind=kind, limit=20,
-    ).json()["places"]
-    restaurants, buildings = near("restaurant"), near("building")
-    pairs = [traffic.Pair(index, restaurants[index]["id"], buildings[index]["id"]) for index in range(4)]
+    _, traffic = system_modules(cluster.gateway)
+    pairs = delivery_pairs(cluster.gateway)
     since = datetime.now(timezone.utc)
     with traffic.Traffic(pairs) as load:
         assert load.wait_for_deliveries(4, timeout=180), load.errors

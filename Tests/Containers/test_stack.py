@@ -2,18 +2,16 @@
 containers' gateway, scaled, faults in containers under traffic, clear failures, HTTPS, and data kept across
 `down` and `up`. The tests run in order on one stack; the last removes it."""
 
-import os
 import re
 import socket
 import subprocess
-import sys
 import uuid
 from datetime import datetime, timezone
 
 import httpx
 import pytest
 
-from stack import ROOT, Stack, eventually, free_port
+from stack import ROOT, Stack, delivery_pairs, eventually, system_modules
 
 SCALE = {"matching": 3, "chat": 2, "notifications": 2}
 
@@ -31,13 +29,8 @@ def stack():
 
 @pytest.fixture(scope="module")
 def system(stack):
-    """The system tests' helpers (students, traffic, the checks of what was consumed), pointed at this stack."""
-    os.environ["TARRARE_GATEWAY"] = stack.gateway
-    sys.path.insert(0, str(ROOT / "Tests" / "System"))
-    import conftest as system_conftest  # noqa: E402 - reads TARRARE_GATEWAY when first imported
-    import traffic  # noqa: E402
-    assert system_conftest.GATEWAY == stack.gateway
-    return system_conftest, traffic
+    """The system tests' helpers, pointed at this stack."""
+    return system_modules(stack.gateway)
 
 
 def test_the_whole_system_starts_from_nothing_and_the_story_passes_through_its_gateway(stack):
@@ -94,14 +87,8 @@ def test_replicas_removed_lose_their_traffic_without_a_failed_request(stack):
 
 
 def test_killed_replicas_and_restarted_servers_lose_and_repeat_nothing(stack, system):
-    system_conftest, traffic = system
-    scout = system_conftest.Student("Scout")
-    centre = scout.get("/v1/places", q="porthania", kind="building", limit=1).json()["places"][0]
-    near = lambda kind: scout.get(
-        "/v1/places/nearby", lat=centre["latitude"], lon=centre["longitude"], radius=500, kind=kind, limit=20,
-    ).json()["places"]
-    restaurants, buildings = near("restaurant"), near("building")
-    pairs = [traffic.Pair(index, restaurants[index]["id"], buildings[index]["id"]) for index in range(4)]
+    _, traffic = system
+    pairs = delivery_pairs(stack.gateway)
     since = datetime.now(timezone.utc)
     with traffic.Traffic(pairs) as load:
         assert load.wait_for_deliveries(4, timeout=180), load.errors

@@ -28,14 +28,18 @@ final class SocketRecorder: Sendable {
         frames.withLockedValue { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
-    /// Waits until a frame satisfies `condition`; returns it.
-    func wait(timeout: Double = 20, for condition: @escaping ([String: Any]) -> Bool) async throws -> [String: Any]? {
+    /// Waits until a frame satisfies `condition` and returns it; throws, naming `what` it waited for, when none
+    /// comes within `timeout` seconds.
+    @discardableResult
+    func wait(_ what: String, timeout: Double = 20, for condition: @escaping ([String: Any]) -> Bool) async throws
+        -> [String: Any]
+    {
         var found: [String: Any]?
-        _ = await eventually(timeout: timeout) {
+        try await eventually(what, timeout: timeout) {
             found = self.received.first(where: condition)
             return found != nil
         }
-        return found
+        return found!
     }
 
     func close() async {
@@ -78,18 +82,16 @@ final class SocketRecorder: Sendable {
         // A match accepted in matching, as chat receives it: published here through a producer's outbox.
         let matchId = try await system.acceptMatch(orderer: olli, deliverer: eero)
         let chat = "/v1/conversations/\(matchId)"
-        let opened = try await eventually(timeout: 20) {
+        try await eventually("the match's chat open") {
             try await system.request(.GET, "chat", "\(chat)/messages", token: olliToken).status == 200
         }
-        #expect(opened)
 
         _ = try await system.request(.POST, "chat", "\(chat)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "to Eero"])
         _ = try await system.request(.POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": "to Olli"])
 
-        let atEero = try await eeroSocket.wait { ($0["data"] as? [String: Any])?["text"] as? String == "to Eero" }
-        let atOlli = try await olliSocket.wait { ($0["data"] as? [String: Any])?["text"] as? String == "to Olli" }
-        #expect(atEero != nil)
-        #expect(atOlli != nil)
+        func text(_ frame: [String: Any]) -> String? { (frame["data"] as? [String: Any])?["text"] as? String }
+        try await eeroSocket.wait("Olli's message at Eero") { text($0) == "to Eero" }
+        try await olliSocket.wait("Eero's message at Olli") { text($0) == "to Olli" }
         await olliSocket.close()
         await eeroSocket.close()
     }
@@ -113,32 +115,30 @@ final class SocketRecorder: Sendable {
         let olliSocket = SocketRecorder(port: notifications, token: olliToken)
         let mallorySocket = SocketRecorder(port: notifications, token: malloryToken)
         // The imported places reach matching through places' events: until then the restaurant is unknown (404).
-        let opened = try await eventually(timeout: 30) {
+        try await eventually("Eero's run open at the imported restaurant", timeout: 30) {
             try await system.request(
                 .POST, "matching", "/v1/runs", token: eeroToken, body: ["restaurantId": restaurant, "destinationId": porthania]
             ).status == 201
         }
-        #expect(opened)
         let ordered = try await system.request(
             .POST, "matching", "/v1/orders", token: olliToken,
             body: ["restaurantId": restaurant, "destinationId": porthania, "items": "Lunch"])
         #expect(ordered.status == 201)
 
-        let offer = try #require(try await eeroSocket.wait { $0["type"] as? String == "offer.made" })
+        let offer = try await eeroSocket.wait("the offer at Eero") { $0["type"] as? String == "offer.made" }
         let offerId = try #require((offer["data"] as? [String: Any])?["offerId"] as? String)
         let accepted = try await system.request(.POST, "matching", "/v1/offers/\(offerId)/accept", token: eeroToken)
         let matchId = try #require(accepted.json["id"] as? String)
-        #expect(try await olliSocket.wait { $0["type"] as? String == "match.accepted" } != nil)
-        #expect(try await olliSocket.wait { $0["type"] as? String == "conversation.opened" } != nil)
-        #expect(try await eeroSocket.wait { $0["type"] as? String == "conversation.opened" } != nil)
+        try await olliSocket.wait("match.accepted at Olli") { $0["type"] as? String == "match.accepted" }
+        try await olliSocket.wait("conversation.opened at Olli") { $0["type"] as? String == "conversation.opened" }
+        try await eeroSocket.wait("conversation.opened at Eero") { $0["type"] as? String == "conversation.opened" }
 
         let chat = "/v1/conversations/\(matchId)"
         let hello = try await system.request(.POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": "Hei, I have your lunch"])
         #expect(hello.status == 201)
-        let live = try await olliSocket.wait {
+        try await olliSocket.wait("Eero's message live at Olli") {
             $0["type"] as? String == "message.sent" && ($0["data"] as? [String: Any])?["text"] as? String == "Hei, I have your lunch"
         }
-        #expect(live != nil)
 
         // Olli's socket closes; three messages and two updates of the match happen meanwhile.
         let lastSeen = try #require(olliSocket.received.compactMap { $0["seq"] as? Int }.max())
@@ -148,10 +148,9 @@ final class SocketRecorder: Sendable {
         }
         _ = try await system.request(.POST, "matching", "/v1/matches/\(matchId)/complete", token: olliToken)
         _ = try await system.request(.POST, "matching", "/v1/matches/\(matchId)/complete", token: eeroToken)
-        #expect(try await eeroSocket.wait { $0["type"] as? String == "conversation.closed" } != nil)
+        try await eeroSocket.wait("conversation.closed at Eero") { $0["type"] as? String == "conversation.closed" }
         let reconnected = SocketRecorder(port: notifications, token: olliToken, after: lastSeen)
-        _ = try await reconnected.wait { $0["type"] as? String == "conversation.closed" }
-        try await Task.sleep(for: .seconds(1))
+        try await eventually("the five entries Olli missed") { reconnected.received.count { $0["seq"] != nil } >= 5 }
         let missed = reconnected.received
         await reconnected.close()
 

@@ -1,30 +1,16 @@
-import Contracts
+import Duets
 import Foundation
+import ServiceLifecycle
 import Testing
 import TestSupport
 
-/// A flow that exists only here: two students paired for a duet. It publishes what every flow publishes, the
-/// generic match events, and an event of its own that names its recipients.
-struct DuetPaired: Event {
-    static let type = "duet.paired"
-    var duetId: UUID
-    var song: String
-    var recipients: [UUID]
-    var version: Int64 = 1
-    var aggregateId: UUID { duetId }
-}
+@testable import Matching
 
-struct DuetEnded: Event {
-    static let type = "duet.ended"
-    var duetId: UUID
-    var recipients: [UUID]
-    var version: Int64 = 2
-    var aggregateId: UUID { duetId }
-}
-
-/// A new flow needs nothing of chat and notifications but the generic match events and its events' recipients.
+/// A new flow is a folder (Tests/Duets: its routes, events, tables and OpenAPI part) and one line in the list of
+/// flows matching is given; it needs nothing of chat and notifications but the generic match events and its events'
+/// recipients.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct FourthFlowTests {
-    @Test func aFlowChatAndNotificationsNeverHeardOfGetsAChatLiveMessagesFeedEntriesAndItsClosing() async throws {
+    @Test func aFlowAddedAsAFolderAndOneLineGetsAChatLiveMessagesFeedEntriesAndItsClosing() async throws {
         let system = try await RunningSystem()
         do {
             try await duet(system)
@@ -46,21 +32,17 @@ struct DuetEnded: Event {
         let ainoSocket = SocketRecorder(port: port, token: ainoToken)
         let veliSocket = SocketRecorder(port: port, token: veliToken)
         let strangerSocket = SocketRecorder(port: port, token: strangerToken)
-        let duetId = UUID()
 
-        try await system.publish(
-            [
-                DuetPaired(duetId: duetId, song: "Myrskyn jälkeen", recipients: [aino, veli]),
-                MatchOpened(
-                    matchId: duetId, flow: "duets", campus: "helsinki.fi",
-                    members: [
-                        MatchMember(userId: aino, name: "Aino", role: "soprano"),
-                        MatchMember(userId: veli, name: "Veli", role: "bass"),
-                    ],
-                    subject: "Myrskyn jälkeen", version: 1),
-            ], as: "matching")
-        let paired = try await veliSocket.wait { $0["type"] as? String == "duet.paired" }
-        let listed = try await eventually(timeout: 20) {
+        // The one line: matching with its flows and the duets.
+        let matching = try await system.serve("matching") { configuration in
+            try await buildApplication(configuration, logger: TestEnvironment.logger, flows: matchingFlows + [DuetsFlow.self])
+        }
+        let duet = try await system.request(
+            .POST, "matching", "/v1/duets", token: ainoToken,
+            body: ["partnerId": veli.uuidString, "partnerName": "Veli", "song": "Myrskyn jälkeen"])
+        let duetId = try #require((duet.json["id"] as? String).flatMap(UUID.init(uuidString:)))
+        let paired = try await veliSocket.wait("duet.paired for Veli") { $0["type"] as? String == "duet.paired" }
+        try await eventually("chat to list the duet's conversation", timeout: 20) {
             let list = try await system.request(.GET, "chat", "/v1/conversations", token: ainoToken).json
             return (list["conversations"] as? [[String: Any]])?.first?["subject"] as? String == "Myrskyn jälkeen"
         }
@@ -69,31 +51,28 @@ struct DuetEnded: Event {
         let chat = "/v1/conversations/\(duetId)"
         _ = try await system.request(
             .POST, "chat", "\(chat)/messages", token: ainoToken, body: ["id": UUID().uuidString, "text": "Sävellaji?"])
-        let message = try await veliSocket.wait { ($0["data"] as? [String: Any])?["text"] as? String == "Sävellaji?" }
+        let message = try await veliSocket.wait("Aino's message for Veli") {
+            ($0["data"] as? [String: Any])?["text"] as? String == "Sävellaji?"
+        }
         let strangersRead = try await system.request(.GET, "chat", "\(chat)/messages", token: strangerToken).status
 
-        try await system.publish(
-            [
-                DuetEnded(duetId: duetId, recipients: [aino, veli]),
-                MatchClosed(matchId: duetId, flow: "duets", reason: "completed", memberIds: [aino, veli], version: 2),
-            ], as: "matching")
-        let ended = try await ainoSocket.wait { $0["type"] as? String == "duet.ended" }
-        let closed = try await ainoSocket.wait { $0["type"] as? String == "conversation.closed" }
+        let end = try await system.request(.DELETE, "matching", "/v1/duets/\(duetId)", token: veliToken)
+        try await ainoSocket.wait("duet.ended for Aino") { $0["type"] as? String == "duet.ended" }
+        try await ainoSocket.wait("the conversation closed for Aino") { $0["type"] as? String == "conversation.closed" }
         let afterClose = try await system.request(
             .POST, "chat", "\(chat)/messages", token: veliToken, body: ["id": UUID().uuidString, "text": "Vielä?"])
         let listAfter = try await system.request(.GET, "chat", "/v1/conversations", token: veliToken).json
 
-        #expect((paired?["data"] as? [String: Any])?["song"] as? String == "Myrskyn jälkeen")
-        #expect((paired?["data"] as? [String: Any])?["recipients"] == nil)
-        #expect(listed)
+        #expect((paired["data"] as? [String: Any])?["song"] as? String == "Myrskyn jälkeen")
+        #expect((paired["data"] as? [String: Any])?["recipients"] == nil)
         #expect(conversation["flow"] as? String == "duets")
         #expect((conversation["otherMembers"] as? [[String: Any]])?.map { $0["role"] as? String } == ["bass"])
-        #expect(message != nil)
         #expect(strangersRead == 404)
-        #expect(ended != nil && closed != nil)
+        #expect(duet.status == 201 && end.status == 204)
         #expect(afterClose.status == 409)
         #expect((listAfter["conversations"] as? [Any])?.isEmpty == true)
         #expect(!strangerSocket.received.contains { $0["type"] as? String == "duet.paired" })
+        await matching.triggerGracefulShutdown()
         await ainoSocket.close()
         await veliSocket.close()
         await strangerSocket.close()

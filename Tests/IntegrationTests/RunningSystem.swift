@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import JWTKit
 import Contracts
+import Delivery
 import Messaging
 import Postgres
 import ServiceLifecycle
@@ -16,7 +17,7 @@ final class RunningSystem: @unchecked Sendable {
     let broker: TestBroker
     let privateKey: EdDSA.PrivateKey
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
-    private(set) var ports: [String: Int] = [:]
+    var ports: [String: Int] = [:]
     private var processes: [Process] = []
     private let directory: URL
     private let keyFile: URL
@@ -61,11 +62,12 @@ final class RunningSystem: @unchecked Sendable {
         try process.run()
         processes.append(process)
         ports[name] = port
-        let ready = try await eventually(timeout: 60) {
-            (try? await self.request(.GET, name, "/health/ready").status) == 200
-        }
-        guard ready else {
-            throw TestFailure("\(name) did not become ready: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        do {
+            try await eventually("\(name) ready", timeout: 60) {
+                (try? await self.request(.GET, name, "/health/ready").status) == 200
+            }
+        } catch let failure as TestFailure {
+            throw TestFailure("\(failure): \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         }
     }
 
@@ -130,7 +132,9 @@ final class RunningSystem: @unchecked Sendable {
             amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
         let relaying = Task { try await group.run() }
-        _ = try await eventually { try await outbox.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+        try await eventually("the events relayed as \(producer)") {
+            try await outbox.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+        }
         await group.triggerGracefulShutdown()
         try await relaying.value
     }

@@ -9,12 +9,13 @@ import Messaging
 import Postgres
 import ServiceLifecycle
 import Testing
+import ServiceKit
 import TestSupport
 
 @Suite struct DeliveryFlowTests {
     @Test func theFirstDelivererDeclinesAndTheSecondAccepts() async throws {
         let app = try await MatchingTestApp.make()
-        let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
+        let (aino, eero, olli) = (Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"))
         let (ainoToken, eeroToken, olliToken) = (try await app.token(for: aino), try await app.token(for: eero), try await app.token(for: olli))
         let restaurant = MatchingTestApp.unicafe.placeId.uuidString
 
@@ -70,7 +71,7 @@ import TestSupport
 
     @Test func eachSideFindsWhatTheyHaveUnderWayFromAnyDeviceAndAStrangerNothing() async throws {
         let app = try await MatchingTestApp.make()
-        let (aino, olli, sanni) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Sanni"))
+        let (aino, olli, sanni) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Sanni"))
         let tokens = (aino: try await app.token(for: aino), olli: try await app.token(for: olli), sanni: try await app.token(for: sanni))
 
         try await app.test { client in
@@ -102,15 +103,16 @@ import TestSupport
     }
 
     @Test func anOfferThatTimesOutMovesToTheNextDeliverer() async throws {
-        let app = try await MatchingTestApp.make(["OFFER_WINDOW_SECONDS": "1"])
-        let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
+        let app = try await MatchingTestApp.make(["DELIVERY_OFFER_WINDOW_SECONDS": "1"])
+        let (aino, eero, olli) = (Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"))
 
         try await app.test { _ in
             _ = try await app.checkIn(aino)
             _ = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
             _ = try await app.order(olli, "Coffee")
-            let movedOn = try await eventually(timeout: 30) { try await app.pendingOffer(for: eero) != nil }
-            #expect(movedOn)
+            try await eventually("the order offered to Eero", timeout: 30) {
+                try await app.pendingOffer(for: eero) != nil
+            }
         }
         // Eero's offer may expire in turn before the application stops: only the first three offer events count.
         let offers = Array(try await app.events().filter { $0.type.hasPrefix("offer.") }.prefix(3))
@@ -140,7 +142,9 @@ import TestSupport
                 latitude: 0, longitude: 0), version: 0), on: connection)
         }
         try await runBriefly([relay]) {
-            try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+            try await eventually("places' outbox drained") {
+                try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+            }
         }
         let accounts = OutboxRelay(
             topology: Topology(service: "accounts", publishes: [UserRegistered.type]), postgresURL: producer.url,
@@ -149,24 +153,26 @@ import TestSupport
             try Outbox.append(UserRegistered(user: user, version: 1), on: connection)
         }
         try await runBriefly([accounts]) {
-            try await eventually { try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
+            try await eventually("accounts' outbox drained") {
+                try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+            }
         }
 
         try await app.test { _ in
-            let known = try await eventually(timeout: 60) {
+            // An older event applied last would leave the place named "Old name", and this would time out.
+            try await eventually("the newer place and the user in the read models", timeout: 60) {
                 let places = try await app.database.pool.query(
                     "SELECT 1 FROM places WHERE id = \(place.placeId) AND name = 'Think Corner'")
                 let users = try await app.database.pool.query("SELECT 1 FROM users WHERE id = \(user.userId)")
                 return places.count == 1 && users.count == 1
             }
-            #expect(known, "the older event did not overwrite the newer")
         }
     }
 
     @Test func strangersAndOtherCampusesSeeNothing() async throws {
         let app = try await MatchingTestApp.make()
-        let (aino, olli, mallory) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Mallory"))
-        let outsider = Caller.student("Outsider", campus: "aalto.fi")
+        let (aino, olli, mallory) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Mallory"))
+        let outsider = Identity.student("Outsider", campus: "aalto.fi")
         let run = try await app.checkIn(aino)
         let order = try await app.order(olli, "Soup", run: run.id)
         let offer = try #require(try await app.pendingOffer(for: aino))
@@ -196,7 +202,7 @@ import TestSupport
 
     @Test func bothSidesCompleteTheDelivery() async throws {
         let app = try await MatchingTestApp.make()
-        let (aino, olli) = (Caller.student("Aino"), Caller.student("Olli"))
+        let (aino, olli) = (Identity.student("Aino"), Identity.student("Olli"))
         _ = try await app.checkIn(aino)
         _ = try await app.order(olli, "Soup")
         let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
@@ -217,7 +223,7 @@ import TestSupport
 
     @Test func aDelivererWhoCancelsPutsTheOrderBackToDispatch() async throws {
         let app = try await MatchingTestApp.make()
-        let (aino, eero, olli) = (Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"))
+        let (aino, eero, olli) = (Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"))
         _ = try await app.checkIn(aino)
         let order = try await app.order(olli, "Soup")
         let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
@@ -237,7 +243,7 @@ import TestSupport
     @Test func theDelivererHearsWhenAnOfferIsWithdrawnAndCannotAcceptIt() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, eero, olli, pekka) = (
-            Caller.student("Aino"), Caller.student("Eero"), Caller.student("Olli"), Caller.student("Pekka")
+            Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"), Identity.student("Pekka")
         )
         let ainosRun = try await app.checkIn(aino)
         let olliOrder = try await app.order(olli, "Soup")
@@ -266,7 +272,7 @@ import TestSupport
 
     @Test func aSeatThatAnOfferGivesUpGoesToAnOrderWaitingForIt() async throws {
         let app = try await MatchingTestApp.make()
-        let (aino, olli, pekka) = (Caller.student("Aino"), Caller.student("Olli"), Caller.student("Pekka"))
+        let (aino, olli, pekka) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Pekka"))
         let run = try await app.checkIn(aino)
         _ = try await app.order(olli, "Soup")
         // Pekka asks for Aino's run while its one seat is offered to Olli's order.
@@ -284,12 +290,17 @@ import TestSupport
     }
 }
 
-/// Runs the services until `condition` holds, then shuts them down.
-func runBriefly(_ services: [any Service], until condition: () async throws -> Bool) async throws {
+/// Runs the services while `body` waits for what they should do, then shuts them down.
+func runBriefly(_ services: [any Service], while body: () async throws -> Void) async throws {
     let group = ServiceGroup(services: services, logger: TestEnvironment.logger)
     try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { try await group.run() }
-        _ = try await condition()
+        do {
+            try await body()
+        } catch {
+            await group.triggerGracefulShutdown()
+            throw error
+        }
         await group.triggerGracefulShutdown()
         try await tasks.waitForAll()
     }
@@ -297,7 +308,7 @@ func runBriefly(_ services: [any Service], until condition: () async throws -> B
 
 extension MatchingTestApp {
     /// The id of the deliverer's pending offer, if any.
-    func pendingOffer(for deliverer: Caller) async throws -> UUID? {
+    func pendingOffer(for deliverer: Identity) async throws -> UUID? {
         try await service.database.pool.query(
             "SELECT id FROM offers WHERE deliverer_id = \(deliverer.userId) AND status = 'pending'"
         ).first?.decode("id")

@@ -5,6 +5,7 @@ import HummingbirdTesting
 @testable import MatchingCore
 import Postgres
 import Testing
+import ServiceKit
 import TestSupport
 
 @Suite struct ExchangeRulesTests {
@@ -101,12 +102,12 @@ import TestSupport
 @Suite struct ExchangeTests {
     /// An owner of snacks, two students who would take them, and a student of another campus.
     struct Cast {
-        let owner = Caller.student("Olli")
-        let taker = Caller.student("Taru")
-        let other = Caller.student("Ville")
-        let elsewhere = Caller.student("Otto", campus: "aalto.fi")
+        let owner = Identity.student("Olli")
+        let taker = Identity.student("Taru")
+        let other = Identity.student("Ville")
+        let elsewhere = Identity.student("Otto", campus: "aalto.fi")
 
-        var everyone: [Caller] { [owner, taker, other, elsewhere] }
+        var everyone: [Identity] { [owner, taker, other, elsewhere] }
     }
 
     func withCast(
@@ -278,14 +279,14 @@ import TestSupport
     @Test func twentyConcurrentAgreesMakeExactlyOneExchange() async throws {
         let app = try await MatchingTestApp.make()
         let repository = ExchangePostgresRepository(database: app.database.pool)
-        let owner = Caller.student("Olli")
+        let owner = Identity.student("Olli")
         let listing = try await repository.createListing(
             id: nil,
             ListingDraft(
                 offered: "Fazer Sininen", wanted: [], category: .sweet, place: .point(GeoPoint(lat: 60.17, lon: 24.95)),
                 photoId: nil, note: nil),
             caller: owner)
-        let takers = (0..<20).map { Caller.student("Taker \($0)") }
+        let takers = (0..<20).map { Identity.student("Taker \($0)") }
 
         let outcomes = await withTaskGroup(of: String.self) { group in
             for taker in takers {

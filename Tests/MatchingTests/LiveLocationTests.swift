@@ -10,6 +10,7 @@ import Postgres
 import ServiceLifecycle
 import Synchronization
 import Testing
+import ServiceKit
 import TestSupport
 
 @Suite struct PositionPacingTests {
@@ -33,7 +34,7 @@ import TestSupport
 
     @Test func aRiderSeesTheirDriverAtMostOnceASecondWithTheLastPositionAndNothingAfterTheRide() async throws {
         let app = try await MatchingTestApp.make()
-        let (driver, rider, stranger) = (Caller.student("Ville"), Caller.student("Riikka"), Caller.student("Sanna"))
+        let (driver, rider, stranger) = (Identity.student("Ville"), Identity.student("Riikka"), Identity.student("Sanna"))
         let (driverToken, riderToken) = (try await app.token(for: driver), try await app.token(for: rider))
 
         try await app.test { client in
@@ -49,12 +50,11 @@ import TestSupport
 
                 try await sendRoute(to: "/v1/rides/driver/location", token: driverToken, client)
                 let last = Self.route[9]
-                let lastArrived = await eventually(timeout: 10) {
+                try await eventually("the last position at the rider", timeout: 10) {
                     listener.frames(to: rider).last?.data.lat == last.lat
                 }
                 let (_, underway) = try await client.call(.get, "/v1/rides/\(rideId)", token: riderToken)
 
-                #expect(lastArrived)
                 let frames = listener.frames(to: rider)
                 expectPaced(frames)
                 #expect(frames.allSatisfy { $0.data.rideId == rideId && $0.data.matchId == nil })
@@ -81,7 +81,7 @@ import TestSupport
 
     @Test func anOrdererSeesTheirDelivererAtMostOnceASecondWithTheLastPositionAndNothingAfterTheMatch() async throws {
         let app = try await MatchingTestApp.make()
-        let (deliverer, orderer, stranger) = (Caller.student("Eero"), Caller.student("Olli"), Caller.student("Sanna"))
+        let (deliverer, orderer, stranger) = (Identity.student("Eero"), Identity.student("Olli"), Identity.student("Sanna"))
         let (delivererToken, ordererToken) = (try await app.token(for: deliverer), try await app.token(for: orderer))
         let strangerToken = try await app.token(for: stranger)
         _ = try await app.checkIn(deliverer)
@@ -109,12 +109,11 @@ import TestSupport
 
                 try await sendRoute(to: path, token: delivererToken, client)
                 let last = Self.route[9]
-                let lastArrived = await eventually(timeout: 10) {
+                try await eventually("the last position at the orderer", timeout: 10) {
                     listener.frames(to: orderer).last?.data.lat == last.lat
                 }
                 let (_, active) = try await client.call(.get, "/v1/matches/\(match.id)", token: ordererToken)
 
-                #expect(lastArrived)
                 let frames = listener.frames(to: orderer)
                 expectPaced(frames)
                 #expect(frames.allSatisfy { $0.data.matchId == match.id && $0.data.rideId == nil })
@@ -145,7 +144,7 @@ import TestSupport
     func sendRoute(to path: String, token: String, _ client: any TestClientProtocol) async throws {
         for point in Self.route {
             try await send(point, to: path, token: token, client)
-            // The pace of the sender, not a wait for something to happen.
+            // NB: not a wait for a condition: the pace of the sender, which the frames' pacing is tested against.
             try await Task.sleep(for: .milliseconds(200))
         }
     }
@@ -190,7 +189,7 @@ final class LiveListener: Sendable {
 
     /// Runs `body` while the users' keys are bound in `broker`'s vhost.
     static func listening(
-        to users: [Caller], in broker: TestBroker, _ body: @Sendable (LiveListener) async throws -> Void
+        to users: [Identity], in broker: TestBroker, _ body: @Sendable (LiveListener) async throws -> Void
     ) async throws {
         let channel = LiveChannel(
             exchange: LiveFrames.exchange, amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
@@ -211,14 +210,14 @@ final class LiveListener: Sendable {
         }
     }
 
-    func frames(to user: Caller) -> [Heard] {
+    func frames(to user: Identity) -> [Heard] {
         heard.withLock { $0.filter { $0.userId == user.userId } }
     }
 
     /// Returns once no position timer is left to work and a frame published now has come back to `user`'s key, so
     /// that any frame still on its way would have arrived.
-    func settle(_ app: MatchingTestApp, hearing user: Caller) async throws {
-        let timersDone = try await eventually(timeout: 10) {
+    func settle(_ app: MatchingTestApp, hearing user: Identity) async throws {
+        try await eventually("no position timer left to work", timeout: 10) {
             let waiting: Int = try await app.database.pool.query(
                 "SELECT count(*) AS waiting FROM timers WHERE kind = 'position' AND done_at IS NULL"
             ).first!.decode("waiting")
@@ -227,8 +226,9 @@ final class LiveListener: Sendable {
         let sentinel = UUID().uuidString
         let body = Data(#"{"sentinel":"\#(sentinel)"}"#.utf8)
         channel.publish(routingKey: LiveFrames.routingKey(user.userId), body: body)
-        let echoed = await eventually(timeout: 10) { sentinels.withLock { $0.contains(sentinel) } }
-        guard timersDone, echoed else { throw TestFailure("live frames did not settle") }
+        try await eventually("a frame published now back at the user's key", timeout: 10) {
+            sentinels.withLock { $0.contains(sentinel) }
+        }
     }
 
     private func record(_ routingKey: String, _ body: Data) {

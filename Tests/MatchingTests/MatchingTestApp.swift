@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 @testable import Delivery
 @testable import Matching
 @testable import MatchingCore
@@ -12,8 +13,8 @@ import TestSupport
 /// The real matching application on a fresh database and vhost, with campus places already in its read model.
 struct MatchingTestApp: ServiceTestApp {
     static let migrations = [
-        "Services/Matching/Core/Migrations", "Services/Matching/Tutoring/Migrations", "Services/Matching/Exchange/Migrations",
-        "Services/Matching/Rides/Migrations",
+        "Services/Matching/Core/Migrations", "Services/Matching/Delivery/Migrations", "Services/Matching/Tutoring/Migrations",
+        "Services/Matching/Exchange/Migrations", "Services/Matching/Rides/Migrations",
     ]
 
     /// Fixture places around the Helsinki campus: Porthania and Metsätalo are 285 m apart.
@@ -42,30 +43,31 @@ struct MatchingTestApp: ServiceTestApp {
                 try ReadModels.applyPlace(place, version: 1, isRetired: false, on: connection)
             }
         }
-        return MatchingTestApp(service: service, settings: try DeliverySettings(service.configuration))
+        return MatchingTestApp(
+            service: service, settings: try DeliverySettings(service.configuration, logger: Logger(label: "test")))
     }
 
     var repository: DeliveryPostgresRepository {
         DeliveryPostgresRepository(database: service.database.pool, settings: settings)
     }
 
-    func token(for caller: Caller) async throws -> String {
+    func token(for caller: Identity) async throws -> String {
         try await token(caller.userId, campus: caller.campus, name: caller.name)
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        try await service.test(buildApplication, body)
+        try await service.test({ try await buildApplication($0, logger: $1) }, body)
     }
 
     /// `caller` checks in at Unicafe for 30 minutes, heading to `destination`.
-    func checkIn(_ caller: Caller, to destination: PlaceSnapshot = porthania, capacity: Int = 1) async throws -> Run {
+    func checkIn(_ caller: Identity, to destination: PlaceSnapshot = porthania, capacity: Int = 1) async throws -> Run {
         try await repository.openRun(
             id: nil, caller: caller, restaurantId: Self.unicafe.placeId, destinationId: destination.placeId,
             capacity: capacity, minutes: 30)
     }
 
     /// `caller` orders `items` from Unicafe to `destination`, for `run` when given.
-    func order(_ caller: Caller, _ items: String, to destination: PlaceSnapshot = porthania, run: UUID? = nil)
+    func order(_ caller: Identity, _ items: String, to destination: PlaceSnapshot = porthania, run: UUID? = nil)
         async throws -> Order
     {
         try await repository.placeOrder(
@@ -85,8 +87,8 @@ struct MatchingTestApp: ServiceTestApp {
     }
 }
 
-extension Caller {
-    static func student(_ name: String, campus: String = "helsinki.fi") -> Caller {
-        Caller(userId: UUID(), campus: campus, name: name)
+extension Identity {
+    static func student(_ name: String, campus: String = "helsinki.fi") -> Identity {
+        Identity(userId: UUID(), campus: campus, name: name)
     }
 }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Postgres
 @testable import Rides
 import Testing
+import ServiceKit
 import TestSupport
 
 @Suite struct RideRulesTests {
@@ -161,7 +162,7 @@ import TestSupport
         (payload["recipients"] as? [String] ?? []).compactMap(UUID.init(uuidString:))
     }
 
-    func tokens(_ app: MatchingTestApp, _ callers: [Caller]) async throws -> [String] {
+    func tokens(_ app: MatchingTestApp, _ callers: [Identity]) async throws -> [String] {
         var tokens: [String] = []
         for caller in callers { tokens.append(try await app.token(for: caller)) }
         return tokens
@@ -169,10 +170,10 @@ import TestSupport
 
     @Test func aRequestIsOfferedToTheNearestFirstAndFartherOnlyWhenNobodyAnswers() async throws {
         let app = try await MatchingTestApp.make([
-            "RIDE_OFFER_COUNT": "1", "RIDE_OFFER_RADIUS_METERS": "1000", "RIDE_OFFER_WINDOW_SECONDS": "1",
+            "RIDES_OFFER_COUNT": "1", "RIDES_OFFER_RADIUS_METERS": "1000", "RIDES_OFFER_WINDOW_SECONDS": "1",
         ])
-        let (near, middle, far) = (Caller.student("Nea"), Caller.student("Mikko"), Caller.student("Kaisa"))
-        let (stale, offline, rider) = (Caller.student("Sami"), Caller.student("Outi"), Caller.student("Riikka"))
+        let (near, middle, far) = (Identity.student("Nea"), Identity.student("Mikko"), Identity.student("Kaisa"))
+        let (stale, offline, rider) = (Identity.student("Sami"), Identity.student("Outi"), Identity.student("Riikka"))
         let drivers = [near, middle, far, stale, offline]
         let tokens = try await tokens(app, drivers + [rider])
 
@@ -191,7 +192,7 @@ import TestSupport
 
             let rideId = try await requestRide(client, tokens[5])
             let first = try await offers(app, ride: rideId)
-            let reachedFar = try await eventually {
+            try await eventually("the ride offered to the far driver") {
                 try await offers(app, ride: rideId).contains { $0.driver == far.userId }
             }
             let all = try await offers(app, ride: rideId)
@@ -206,7 +207,6 @@ import TestSupport
             #expect(wentOffline == .ok && staleProfile["isOnline"] as? Bool == false)
             // NB: on a loaded machine the second round may already have come: the first offer is what counts.
             #expect(first.first?.driver == near.userId)
-            #expect(reachedFar)
             #expect(all.map(\.driver) == [near.userId, middle.userId, far.userId])
             #expect(all.map(\.round) == [1, 2, 3])
             #expect(waited)
@@ -225,9 +225,9 @@ import TestSupport
 
     @Test func theListNearADriverIsNearestFirstWithTheDistancesPostGISGives() async throws {
         let app = try await MatchingTestApp.make()
-        let driver = Caller.student("Kalle")
-        let riders = (0..<4).map { Caller.student("Rider \($0)") }
-        let elsewhere = Caller.student("Otto", campus: "aalto.fi")
+        let driver = Identity.student("Kalle")
+        let riders = (0..<4).map { Identity.student("Rider \($0)") }
+        let elsewhere = Identity.student("Otto", campus: "aalto.fi")
         let tokens = try await tokens(app, [driver, elsewhere] + riders)
         let here = Self.porthania
 
@@ -272,8 +272,8 @@ import TestSupport
     @Test func twentyConcurrentAcceptsLeaveExactlyOneDriver() async throws {
         let app = try await MatchingTestApp.make()
         let repository = RidesPostgresRepository(database: app.database.pool, settings: RideSettings())
-        let rider = Caller.student("Riikka")
-        let drivers = (0..<20).map { Caller.student("Driver \($0)") }
+        let rider = Identity.student("Riikka")
+        let drivers = (0..<20).map { Identity.student("Driver \($0)") }
         for driver in drivers {
             _ = try await repository.saveDriver(car: "Car of \(driver.name)", seats: 4, caller: driver)
         }
@@ -317,8 +317,8 @@ import TestSupport
     @Test func aDriverCannotHoldTwoRidesEvenAcceptingBothAtOnce() async throws {
         let app = try await MatchingTestApp.make()
         let repository = RidesPostgresRepository(database: app.database.pool, settings: RideSettings())
-        let driver = Caller.student("Kalle")
-        let riders = (0..<3).map { Caller.student("Rider \($0)") }
+        let driver = Identity.student("Kalle")
+        let riders = (0..<3).map { Identity.student("Rider \($0)") }
         _ = try await repository.saveDriver(car: "Red Skoda", seats: 4, caller: driver)
         var rides: [UUID] = []
         for rider in riders {
@@ -351,7 +351,7 @@ import TestSupport
 
     @Test func aRidersCancelTellsTheDriverAndClosesTheChat() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, driver, stranger) = (Caller.student("Riikka"), Caller.student("Kalle"), Caller.student("Ville"))
+        let (rider, driver, stranger) = (Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Ville"))
         let tokens = try await tokens(app, [rider, driver, stranger])
 
         try await app.test { client in
@@ -391,8 +391,8 @@ import TestSupport
     }
 
     @Test func aDriversCancelReopensTheRequestAndOffersItToOthers() async throws {
-        let app = try await MatchingTestApp.make(["RIDE_OFFER_COUNT": "1"])
-        let (rider, first, second) = (Caller.student("Riikka"), Caller.student("Kalle"), Caller.student("Eino"))
+        let app = try await MatchingTestApp.make(["RIDES_OFFER_COUNT": "1"])
+        let (rider, first, second) = (Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Eino"))
         let tokens = try await tokens(app, [rider, first, second])
 
         try await app.test { client in
@@ -429,7 +429,7 @@ import TestSupport
 
     @Test func theDriverMarksArrivedStartedCompletedInOrderAndThePositionEndsWithTheRide() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, driver) = (Caller.student("Riikka"), Caller.student("Kalle"))
+        let (rider, driver) = (Identity.student("Riikka"), Identity.student("Kalle"))
         let tokens = try await tokens(app, [rider, driver])
 
         try await app.test { client in
@@ -466,7 +466,7 @@ import TestSupport
 
     @Test func eachSideFindsTheirCurrentRideUntilItIsOverAndAStrangerNone() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, driver, stranger) = (Caller.student("Riikka"), Caller.student("Kalle"), Caller.student("Sanni"))
+        let (rider, driver, stranger) = (Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Sanni"))
         let tokens = try await tokens(app, [rider, driver, stranger])
 
         try await app.test { client in
@@ -495,19 +495,19 @@ import TestSupport
     }
 
     @Test func aRequestNobodyAcceptsExpiresAndTheRiderIsTold() async throws {
-        let app = try await MatchingTestApp.make(["RIDE_LIFETIME_SECONDS": "1"])
-        let rider = Caller.student("Riikka")
+        let app = try await MatchingTestApp.make(["RIDES_LIFETIME_SECONDS": "1"])
+        let rider = Identity.student("Riikka")
         let token = try await app.token(for: rider)
 
         try await app.test { client in
             let rideId = try await requestRide(client, token)
-            let expired = try await eventually {
+            try await eventually("the ride expired") {
                 try await client.call(.get, "/v1/rides/\(rideId)", token: token).1["status"] as? String == "expired"
             }
             let (askedAgain, _) = try await client.call(
                 .post, "/v1/rides", token: token, body: ["pickup": Self.placeOf(MatchingTestApp.porthania)])
 
-            #expect(expired && askedAgain == .created)
+            #expect(askedAgain == .created)
         }
         let expiredEvents = try await app.events().filter { $0.type == RideExpired.type }
 
@@ -519,7 +519,7 @@ import TestSupport
 
     @Test func aRetryWithTheSameIdReturnsTheFirstRequest() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, other) = (Caller.student("Riikka"), Caller.student("Ville"))
+        let (rider, other) = (Identity.student("Riikka"), Identity.student("Ville"))
         let tokens = try await tokens(app, [rider, other])
         let id = UUID().uuidString
 
@@ -541,8 +541,8 @@ import TestSupport
 
     @Test func badInputIsAProblemNamingItsFieldAndNothingIsStored() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, driver) = (Caller.student("Riikka"), Caller.student("Kalle"))
-        let elsewhere = Caller.student("Otto", campus: "aalto.fi")
+        let (rider, driver) = (Identity.student("Riikka"), Identity.student("Kalle"))
+        let elsewhere = Identity.student("Otto", campus: "aalto.fi")
         let tokens = try await tokens(app, [rider, driver, elsewhere])
 
         try await app.test { client in

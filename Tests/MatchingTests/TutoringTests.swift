@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdTesting
 @testable import MatchingCore
 import Testing
+import ServiceKit
 import TestSupport
 @testable import Tutoring
 
@@ -32,11 +33,11 @@ import TestSupport
     /// A student of MAT-101 and PHYS-102, tutors of MAT-101 (one also of PHYS-102), a chemist, and a tutor of
     /// MAT-101 on another campus, each with a profile.
     struct Cast {
-        let student = Caller.student("Saara")
-        let mathTutor = Caller.student("Matti")
-        let physicsTutor = Caller.student("Fiia")
-        let chemist = Caller.student("Kemal")
-        let elsewhere = Caller.student("Otto", campus: "aalto.fi")
+        let student = Identity.student("Saara")
+        let mathTutor = Identity.student("Matti")
+        let physicsTutor = Identity.student("Fiia")
+        let chemist = Identity.student("Kemal")
+        let elsewhere = Identity.student("Otto", campus: "aalto.fi")
     }
 
     func profile(_ role: String, _ courses: [String], rate: Int = 2000) -> [String: Any] {
@@ -57,7 +58,7 @@ import TestSupport
         }
         let allTokens = tokens
         try await app.test { client in
-            let profiles: [(Caller, [String: Any])] = [
+            let profiles: [(Identity, [String: Any])] = [
                 (cast.student, profile("student", ["MAT-101", "phys 102"])),
                 (cast.mathTutor, profile("tutor", ["mat101"])),
                 (cast.physicsTutor, profile("tutor", ["MAT 101", "PHYS-102"])),
@@ -152,8 +153,8 @@ import TestSupport
     @Test func twentyConcurrentLikesBetweenTenPairsMakeExactlyTenMatches() async throws {
         let app = try await MatchingTestApp.make()
         let repository = TutoringPostgresRepository(database: app.database.pool)
-        let students = (0..<10).map { Caller.student("Student \($0)") }
-        let tutors = (0..<10).map { Caller.student("Tutor \($0)") }
+        let students = (0..<10).map { Identity.student("Student \($0)") }
+        let tutors = (0..<10).map { Identity.student("Tutor \($0)") }
         for (caller, role) in students.map({ ($0, TutoringRole.student) }) + tutors.map({ ($0, TutoringRole.tutor) }) {
             _ = try await repository.saveProfile(
                 .init(role: role, courses: ["MAT-101"], description: "", rateCents: 0, availability: "", preferences: ""),
@@ -177,7 +178,7 @@ import TestSupport
 
     @Test func badInputIsAProblemNamingItsField() async throws {
         let app = try await MatchingTestApp.make()
-        let caller = Caller.student("Aino")
+        let caller = Identity.student("Aino")
         let token = try await app.token(for: caller)
 
         try await app.test { client in

@@ -78,6 +78,22 @@ struct MessagingFixture {
         try await consumer.pool.query("SELECT sequence FROM applied ORDER BY sequence").map { try $0.decode("sequence") }
     }
 
+    /// Whether the relay has published and marked sent every row of the producer's outbox.
+    func outboxIsDrained() async throws -> Bool {
+        try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+    }
+
+    /// How many deliveries the consumer has applied (or found already applied) and acknowledged from its queue.
+    var consumed: Int {
+        status.consumedCounts["consumer.producer", default: 0]
+    }
+
+    /// Whether everything the relay published has been taken off the consumer's queue, so that `consumed` is final.
+    func everythingPublishedIsConsumed() async throws -> Bool {
+        guard try await outboxIsDrained() else { return false }
+        return try await broker.messageCounts()["consumer.producer"] == 0
+    }
+
     /// Runs the relay and the consumer while `body` runs, then shuts them down gracefully.
     func running(_ body: () async throws -> Void) async throws {
         let group = ServiceGroup(services: [relay, consumerService()], logger: TestEnvironment.logger)
@@ -109,14 +125,14 @@ struct MessagingFixture {
 
         try await fixture.running {
             try await fixture.emit(events)
-            _ = try await eventually { try await fixture.appliedSequences().count >= 50 }
-            try await Task.sleep(for: .milliseconds(500))
+            try await eventually("the 50 events applied") { try await fixture.appliedSequences().count >= 50 }
+            try await eventually("the outbox drained and the queue emptied") {
+                try await fixture.everythingPublishedIsConsumed()
+            }
         }
-        let unsent = try await fixture.producer.pool.query("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL")
-            .first?.decode("n", as: Int.self)
 
         #expect(try await fixture.appliedSequences() == Array(1...50))
-        #expect(unsent == 0)
+        #expect(fixture.consumed == 50)
     }
 
     @Test func theStreamResumesWithNothingLostWhenTheBrokerClosesConnections() async throws {
@@ -125,11 +141,12 @@ struct MessagingFixture {
 
         try await fixture.running {
             try await fixture.emit(Array(events[0..<100]))
-            _ = try await eventually { try await fixture.appliedSequences().count >= 20 }
+            try await eventually("20 events applied") { try await fixture.appliedSequences().count >= 20 }
             try await fixture.broker.closeAllConnections()
             try await fixture.emit(Array(events[100...]))
-            _ = try await eventually(timeout: 60) { try await fixture.appliedSequences().count >= 200 }
-            try await Task.sleep(for: .milliseconds(500))
+            try await eventually("the 200 events applied", timeout: 60) {
+                try await fixture.appliedSequences().count >= 200
+            }
         }
 
         #expect(try await fixture.appliedSequences() == Array(1...200))
@@ -154,7 +171,7 @@ struct MessagingFixture {
         }
 
         try await fixture.running {
-            _ = try await eventually {
+            try await eventually("the old outbox row and the old message id pruned") {
                 let outboxRows = try await fixture.producer.pool.query("SELECT 1 FROM outbox").count
                 let inboxRows = try await fixture.consumer.pool.query("SELECT 1 FROM inbox").count
                 return outboxRows == 1 && inboxRows == 1
@@ -173,14 +190,16 @@ struct MessagingFixture {
 
         try await fixture.running {
             try await fixture.emit([event])
-            _ = try await eventually { try await fixture.appliedSequences().count >= 1 }
+            // NB: the consumer may apply the event before the relay marks its row sent; a row reset before that
+            // would be marked sent again and never go twice.
+            try await eventually("the first copy applied, acknowledged and its row marked sent") {
+                guard try await fixture.appliedSequences() == [1], fixture.consumed == 1 else { return false }
+                return try await fixture.outboxIsDrained()
+            }
             // The relay publishes the same outbox row, with the same message id, a second time.
             try await fixture.producer.pool.query("UPDATE outbox SET sent_at = NULL")
             try await fixture.producer.pool.query("SELECT pg_notify('outbox', '')")
-            _ = try await eventually {
-                try await fixture.producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
-            }
-            try await Task.sleep(for: .seconds(1))
+            try await eventually("the second copy taken and acknowledged by the consumer") { fixture.consumed == 2 }
         }
         let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode("n", as: Int.self)
 
@@ -196,7 +215,7 @@ struct MessagingFixture {
         var counts: [String: Int] = [:]
         try await fixture.running {
             try await fixture.emit([poison] + good)
-            _ = try await eventually(timeout: 30) {
+            try await eventually("the poison dead-lettered and the other five applied", timeout: 30) {
                 let applied = try await fixture.appliedSequences().count
                 return try await fixture.broker.messageCounts()["consumer.producer.dead"] == 1 && applied == 5
             }
@@ -222,7 +241,7 @@ struct MessagingFixture {
         try await fixture.running {
             try await fixture.producer.pool.transaction { try Outbox.append(ThingForgotten(thingId: UUID()), on: $0) }
             try await fixture.emit([ThingHappened(thingId: UUID(), sequence: 1)])
-            _ = try await eventually(timeout: 30) {
+            try await eventually("the event applied and the forgotten type's binding removed", timeout: 30) {
                 boundAfter = try await fixture.broker.bindings().contains(forgotten)
                 return try await fixture.appliedSequences() == [1] && !boundAfter
             }
@@ -245,8 +264,10 @@ struct MessagingFixture {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             try await fixture.emit(events)
-            _ = try await eventually { try await fixture.appliedSequences().count >= 100 }
-            try await Task.sleep(for: .milliseconds(500))
+            try await eventually("the 100 events applied") { try await fixture.appliedSequences().count >= 100 }
+            try await eventually("the outbox drained and the queue emptied") {
+                try await fixture.everythingPublishedIsConsumed()
+            }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
@@ -254,5 +275,6 @@ struct MessagingFixture {
 
         #expect(try await fixture.appliedSequences() == Array(1...100))
         #expect(inbox == 100)
+        #expect(fixture.consumed == 100)
     }
 }

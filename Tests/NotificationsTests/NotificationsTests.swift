@@ -1,4 +1,5 @@
 import Contracts
+import Delivery
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -38,12 +39,22 @@ struct NotificationsTestApp: ServiceTestApp {
             try FeedPostgresRepository.append(to: userId, type: type, dataJSON: #"{"text":"\#(text)"}"#, on: connection)
         }
     }
+
+    /// Returns once a replica has bound the user's live key, as it does when a socket of theirs opens: from then on
+    /// what is appended to their feed reaches the socket live rather than from its replay.
+    func waitForLiveSocket(of userId: UUID) async throws {
+        let (exchange, key) = ("\(FeedRouting.liveExchange) -> ", ": \(FeedRouting.liveKey(userId))")
+        try await eventually("a socket of \(userId) live") {
+            try await service.broker.bindings().contains { $0.hasPrefix(exchange) && $0.hasSuffix(key) }
+        }
+    }
 }
 
 /// A socket client that collects frames.
 enum StreamClient {
     /// Connects to the stream and returns the first `count` frames, then waits `quiet` seconds to catch extras.
-    /// Frames are also collected in `received` as they arrive, for a caller that acts on them meanwhile.
+    /// Frames are also collected in `received` as they arrive, for a caller that acts on them meanwhile: `action`
+    /// runs as soon as the socket is open (a caller that needs it live waits for that itself).
     static func frames(
         port: Int, token: String, after: Int64 = 0, count: Int, quiet: Double = 0.5, timeout: Double = 15,
         into received: NIOLockedValueBox<[String]> = .init([]),
@@ -63,13 +74,11 @@ enum StreamClient {
                             }
                         }
                         inner.addTask {
-                            if let action {
-                                try await Task.sleep(for: .milliseconds(300))
-                                try await action(outbound)
-                            }
+                            try await action?(outbound)
                             while received.withLockedValue({ $0.count }) < count && Date().timeIntervalSince(start) < timeout {
                                 try await Task.sleep(for: .milliseconds(20))
                             }
+                            // NB: not a wait for a condition: the quiet time in which no frame past `count` may come.
                             try await Task.sleep(for: .milliseconds(Int(quiet * 1000)))
                         }
                         try await inner.next()
@@ -122,6 +131,7 @@ enum StreamClient {
 
         try await app.live { port, client in
             let first = try await StreamClient.frames(port: port, token: token, count: 2) { _ in
+                try await app.waitForLiveSocket(of: student)
                 try await app.append(to: student, text: "one")
                 try await app.append(to: student, text: "two")
             }
@@ -181,9 +191,12 @@ enum StreamClient {
                     try await first.append(to: eero, text: "from Aino")
                     // Once Eero holds the entry his socket is bound on the second replica; a typing client repeats
                     // its hint (it is not stored), so Aino types until Eero hears it.
-                    _ = try await eventually(timeout: 30) { seenByEero.withLockedValue { $0.count } >= 1 }
-                    _ = try await eventually(timeout: 20) {
+                    try await eventually("the entry at Eero", timeout: 30) {
+                        seenByEero.withLockedValue { $0.count } >= 1
+                    }
+                    try await eventually("Aino's typing heard by Eero") {
                         try await socket.write(.text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
+                        // NB: not a wait for a condition: the pace at which a typing client repeats its hint.
                         try await Task.sleep(for: .milliseconds(300))
                         return seenByEero.withLockedValue { $0.count } >= 2
                     }
@@ -215,14 +228,19 @@ enum StreamClient {
             amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
 
-        try await app.live { _, _ in
+        try await app.live { _, client in
             // Notifications has bound its queues by now; matching publishes from here on.
             let relaying = Task { try await group.run() }
-            _ = try await eventually { try await app.database.pool.query("SELECT 1 FROM feed").count == 1 }
+            // NB: the row is reset only once the relay has marked it sent, or the relay would mark it sent again.
+            try await eventually("the offer in the feed and its outbox row sent") {
+                guard try await app.database.pool.query("SELECT 1 FROM feed").count == 1 else { return false }
+                return try await matching.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+            }
             // The relay publishes the same row, with the same message id, once more.
             try await matching.pool.query("UPDATE outbox SET sent_at = NULL")
-            _ = try await eventually { try await matching.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty }
-            try await Task.sleep(for: .seconds(1))
+            try await eventually("the second copy taken and acknowledged by notifications") {
+                try await client.consumedEvents(from: "notifications.matching") == 2
+            }
             await group.triggerGracefulShutdown()
             try await relaying.value
         }
@@ -247,15 +265,17 @@ enum StreamClient {
                 #expect(status == .created)
             }
             _ = try await StreamClient.frames(port: port, token: onlineToken, count: 1, quiet: 2) { _ in
+                try await app.waitForLiveSocket(of: online)
                 try await app.append(to: online, text: "seen live")
                 try await app.append(to: offline, text: "nobody listening")
                 try await app.append(to: deviceless, text: "nowhere to push")
             }
             // The grace period is 4 s (long enough for a busy machine to hand the online entry to its socket) and
             // the dispatcher looks every second.
-            _ = try await eventually(timeout: 30) {
+            try await eventually("two entries pushed", timeout: 30) {
                 try await app.database.pool.query("SELECT 1 FROM feed WHERE pushed_at IS NOT NULL").count == 2
             }
+            // NB: not a wait for a condition: a grace period more, in which no entry may be pushed again.
             try await Task.sleep(for: .seconds(4))
         }
         let rows = try await app.database.pool.query(

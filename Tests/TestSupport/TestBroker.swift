@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -103,6 +104,19 @@ public struct TestBroker: Sendable {
     }
 }
 
+extension TestClientProtocol {
+    /// How many events the service under test has taken from its `queue` and acknowledged (applied, or found
+    /// applied already), as its `/metrics` says.
+    public func consumedEvents(from queue: String) async throws -> Int {
+        let metrics = try await execute(uri: "/metrics", method: .get) {
+            String(decoding: $0.body.readableBytesView, as: UTF8.self)
+        }
+        let prefix = #"events_consumed_total{queue="\#(queue)"} "#
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+    }
+}
+
 /// A failure of the test set-up itself.
 public struct TestFailure: Error, CustomStringConvertible {
     public let description: String
@@ -112,12 +126,14 @@ public struct TestFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Polls `condition` every 50 ms until it holds or `timeout` seconds pass; returns whether it held.
-public func eventually(timeout: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
+/// Polls `condition` every 50 ms until it holds; throws, naming `what` it waited for, once `timeout` seconds pass
+/// without it.
+public func eventually(_ what: String, timeout: Double = 20, _ condition: () async throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
     }
-    return try await condition()
+    if try await condition() { return }
+    throw TestFailure("waited \(timeout) s for \(what)")
 }

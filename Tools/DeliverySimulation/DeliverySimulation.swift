@@ -33,7 +33,8 @@ struct DeliverySimulation: AsyncParsableCommand {
 
     func run() async throws {
         let database = try await BenchmarkDatabase.fresh(
-            named: "simulation_matching", migrations: MatchingMigrations.directory, poolSize: 16, logger: logger)
+            named: "simulation_matching", migrations: [MatchingMigrations.directory, DeliveryFlow.migrations!], poolSize: 16,
+            logger: logger)
         let (restaurants, buildings) = try await loadPlaces(into: database)
         // A day's custom gathers at a few places: the twenty restaurants nearest the campus centre.
         let popular = Array(restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
@@ -60,7 +61,7 @@ struct DeliverySimulation: AsyncParsableCommand {
                     try await sleep(until: start.addingTimeInterval(seconds * 0.5 * Double(index) / Double(deliverers)))
                     var generator = SystemRandomNumberGenerator()
                     _ = try await repository.openRun(
-                        id: nil, caller: Caller(userId: UUID(), campus: "helsinki.fi", name: "Deliverer \(index)"),
+                        id: nil, caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Deliverer \(index)"),
                         restaurantId: popular.randomElement(using: &generator)!.id,
                         destinationId: campusBuildings.randomElement(using: &generator)!.id,
                         capacity: Int.random(in: 1...3, using: &generator), minutes: Int(seconds / 60) + 2)
@@ -71,7 +72,7 @@ struct DeliverySimulation: AsyncParsableCommand {
                     try await sleep(until: start.addingTimeInterval(seconds * Double(index) / Double(orders)))
                     var generator = SystemRandomNumberGenerator()
                     _ = try await repository.placeOrder(
-                        id: nil, caller: Caller(userId: UUID(), campus: "helsinki.fi", name: "Orderer \(index)"),
+                        id: nil, caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Orderer \(index)"),
                         restaurantId: popular.randomElement(using: &generator)!.id,
                         destinationId: campusBuildings.randomElement(using: &generator)!.id, items: "Lunch", runId: nil)
                 }
@@ -94,14 +95,14 @@ struct DeliverySimulation: AsyncParsableCommand {
                 for row in pending {
                     let offerId: UUID = try row.decode("id")
                     guard answered.insert(offerId).inserted else { continue }
-                    let deliverer = Caller(userId: try row.decode("deliverer_id"), campus: "helsinki.fi", name: "")
+                    let deliverer = Identity(userId: try row.decode("deliverer_id"), campus: "helsinki.fi", name: "")
                     group.addTask {
                         try await Task.sleep(for: .milliseconds(Int.random(in: 300...4000)))
                         if Double.random(in: 0..<1) < 0.85 {
                             guard let match = try? await repository.accept(offerId: offerId, caller: deliverer) else { return }
                             // The walk and the hand-over; then both confirm, which frees the seat.
                             try await Task.sleep(for: .milliseconds(Int.random(in: 5000...15000)))
-                            let orderer = Caller(userId: match.ordererId, campus: "helsinki.fi", name: "")
+                            let orderer = Identity(userId: match.ordererId, campus: "helsinki.fi", name: "")
                             _ = try? await repository.completeMatch(id: match.id, caller: deliverer)
                             _ = try? await repository.completeMatch(id: match.id, caller: orderer)
                         } else {

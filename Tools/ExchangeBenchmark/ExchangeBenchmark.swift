@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import MatchingCore
 import Postgres
+import ServiceKit
 
 /// `exchange-benchmark [--listings 50000] [--queries 400]`: fills a fresh matching database with snack listings of
 /// one campus (snack names from a list, with accents, half of them with a made-up word of their own; each wanting up
@@ -43,12 +44,12 @@ struct ExchangeBenchmark: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "exchange-benchmark")
         let database = try await BenchmarkDatabase.fresh(
-            named: "bench_exchange", migrations: [MatchingMigrations.directory, ExchangeFlow.migrations], poolSize: 16,
+            named: "bench_exchange", migrations: [MatchingMigrations.directory, ExchangeFlow.migrations!], poolSize: 16,
             logger: logger)
         let repository = ExchangePostgresRepository(database: database)
         var random = SeededRandom(seed: 7)
         let owners = (0..<max(1, listings / 5)).map {
-            Caller(userId: UUID(), campus: "helsinki.fi", name: "Student \($0)")
+            Identity(userId: UUID(), campus: "helsinki.fi", name: "Student \($0)")
         }
         var creates: [BenchmarkJob] = []
         for _ in 0..<listings {
@@ -64,7 +65,7 @@ struct ExchangeBenchmark: AsyncParsableCommand {
         print("created \(listings) listings: \(created.perSecond(listings)) a second\n")
         // What autovacuum would do soon after such a load: statistics for the planner, a current visibility map.
         try await database.withConnection { try $0.execute(script: "VACUUM ANALYZE") }
-        let browser = Caller(userId: UUID(), campus: "helsinki.fi", name: "Browser")
+        let browser = Identity(userId: UUID(), campus: "helsinki.fi", name: "Browser")
         let kinds: [(String, (inout SeededRandom) -> ListingQuery)] = [
             ("search, prefix", { random in
                 let word = Self.word(&random)

@@ -6,6 +6,7 @@ import Logging
 import MatchingCore
 import Postgres
 import Rides
+import ServiceKit
 
 /// `rides-benchmark [--drivers 2000] [--requests 10000] [--rides 50] [--queries 400]`: fills a fresh matching database
 /// with drivers of one campus, each with a profile and an online position, and open ride requests (each offered to
@@ -45,7 +46,7 @@ struct RidesBenchmark: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "rides-benchmark")
         let database = try await BenchmarkDatabase.fresh(
-            named: "bench_rides", migrations: [MatchingMigrations.directory, RidesFlow.migrations], poolSize: 16,
+            named: "bench_rides", migrations: [MatchingMigrations.directory, RidesFlow.migrations!], poolSize: 16,
             logger: logger)
         // Nothing expires or goes offline while the benchmark runs, however slow the machine.
         var settings = RideSettings()
@@ -54,7 +55,7 @@ struct RidesBenchmark: AsyncParsableCommand {
         let repository = RidesPostgresRepository(database: database, settings: settings)
         var random = SeededRandom(seed: 12)
 
-        let drivers = (0..<drivers).map { Caller(userId: UUID(), campus: "helsinki.fi", name: "Driver \($0)") }
+        let drivers = (0..<drivers).map { Identity(userId: UUID(), campus: "helsinki.fi", name: "Driver \($0)") }
         var positions = drivers.map { _ in Self.point(around: Self.center, within: Self.spreadMeters, &random) }
         let onlineDrivers: [BenchmarkJob] = zip(drivers, positions).map { driver, position in
             {
@@ -65,7 +66,7 @@ struct RidesBenchmark: AsyncParsableCommand {
         let online = try await LatencyRun.measure(onlineDrivers, clients: 16)
         print("\(drivers.count) drivers online: \(online.perSecond(drivers.count)) a second")
 
-        let riders = (0..<requests).map { Caller(userId: UUID(), campus: "helsinki.fi", name: "Rider \($0)") }
+        let riders = (0..<requests).map { Identity(userId: UUID(), campus: "helsinki.fi", name: "Rider \($0)") }
         let rideIds = riders.map { _ in UUID() }
         let requestRides: [BenchmarkJob] = zip(riders, rideIds).map { rider, rideId in
             let pickup = Self.point(around: Self.center, within: Self.spreadMeters, &random)

@@ -3,6 +3,7 @@ import BenchmarkSupport
 import Foundation
 import Logging
 import MatchingCore
+import ServiceKit
 import Tutoring
 
 /// `tutoring-benchmark [--profiles 20000] [--courses 300] [--queries 400]`: fills a fresh matching database with
@@ -27,15 +28,15 @@ struct TutoringBenchmark: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "tutoring-benchmark")
         let database = try await BenchmarkDatabase.fresh(
-            named: "bench_tutoring", migrations: [MatchingMigrations.directory, TutoringFlow.migrations], poolSize: 16,
+            named: "bench_tutoring", migrations: [MatchingMigrations.directory, TutoringFlow.migrations!], poolSize: 16,
             logger: logger)
         let repository = TutoringPostgresRepository(database: database)
         var random = SeededRandom(seed: 42)
         let codes = (0..<courses).map { "C-\(100 + $0)" }
-        var callers: [(Caller, TutoringRole)] = []
+        var callers: [(Identity, TutoringRole)] = []
         var saves: [BenchmarkJob] = []
         for index in 0..<profiles {
-            let caller = Caller(userId: UUID(), campus: "helsinki.fi", name: "Student \(index)")
+            let caller = Identity(userId: UUID(), campus: "helsinki.fi", name: "Student \(index)")
             let role: TutoringRole = random.next() % 10 < 3 ? .tutor : .student
             // Squaring a uniform number makes the low course numbers the popular ones.
             let taken = (0..<(1 + Int(random.next() % 5))).map { _ in codes[Int(random.unit() * random.unit() * Double(courses))] }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Matching's tables that every flow shares (and, from before flows had folders, the delivery flow's first tables);
-/// a flow with tables of its own adds its own folder of migrations after this one, with names of its own.
+/// Matching's tables that every flow shares: the read models of places, users and media, and the timers. Each flow's
+/// own tables come from its own folder of migrations, applied after this one.
 public enum MatchingMigrations {
     public static let directory = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
 }

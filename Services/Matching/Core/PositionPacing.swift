@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// The pace of one ride's or match's positions to their receiver: at most one frame a second, across replicas, and
+/// The pace of one match's positions to their receiver: at most one frame a second, across replicas, and
 /// the latest always arrives. The row the positions belong to keeps when the last frame went (`position_sent_at`)
 /// and whether a timer will send the latest (`position_pending`); a position within a second of the last frame
 /// waits for that timer, due a second after the last frame, which sends whatever is latest then. Times are the
@@ -78,7 +78,7 @@ public enum PositionPacing {
     }
 
     /// For the timer of `flow`: with the row `id` of `table` locked, takes its pending position and records it as
-    /// sent now. Returns the frame `latest` reads (nil when none was pending, or the ride or match is over). A timer
+    /// sent now. Returns the frame `latest` reads (nil when none was pending, or the match is over). A timer
     /// that finds the last frame less than a second old (it went out later than it was decided) waits for another.
     /// NB: the row is locked before `latest` reads, so that a position committed meanwhile either is read here or
     /// finds nothing pending and waits for a timer of its own.

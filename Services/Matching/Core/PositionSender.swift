@@ -4,8 +4,8 @@ import Logging
 import Messaging
 
 /// Sends positions to the one user entitled to them, as live frames on notifications' live exchange: fire and
-/// forget, never stored. A frame lost on the way is replaced by the next one; the latest is also read with the ride
-/// or match.
+/// forget, never stored. A frame lost on the way is replaced by the next one; the latest is also read with the
+/// match.
 public struct PositionSender: Sendable {
     private let live: LiveChannel?
     private let logger: Logger

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Logging
 import MatchingCore
 import ServiceKit
 
@@ -13,14 +14,16 @@ public struct DeliverySettings: Sendable {
 
     public init() {}
 
-    /// The defaults, overridden by `OFFER_WINDOW_SECONDS`, `RUN_DEFAULT_MINUTES`, `ORDER_LIFETIME_SECONDS` and
-    /// `MATCH_RADIUS_METERS`.
-    public init(_ configuration: ServiceConfiguration) throws {
+    /// The defaults, overridden by `DELIVERY_OFFER_WINDOW_SECONDS`, `DELIVERY_RUN_DEFAULT_MINUTES`,
+    /// `DELIVERY_ORDER_LIFETIME_SECONDS` and `DELIVERY_MATCH_RADIUS_METERS` (or, deprecated, the names without
+    /// `DELIVERY_`).
+    public init(_ configuration: ServiceConfiguration, logger: Logger) throws {
         let reader = EnvironmentReader(values: configuration.environment)
-        offerWindow = try reader.double("OFFER_WINDOW_SECONDS", in: 1...600) ?? offerWindow
-        defaultRunMinutes = try reader.integer("RUN_DEFAULT_MINUTES", in: 1...600) ?? defaultRunMinutes
-        orderLifetime = try reader.double("ORDER_LIFETIME_SECONDS", in: 1...86_400) ?? orderLifetime
-        matchRadiusMeters = try reader.double("MATCH_RADIUS_METERS", in: 1...10_000) ?? matchRadiusMeters
+        let name = { configuration.flowSetting(DeliveryFlow.name, $0, logger: logger) }
+        offerWindow = try reader.double(name("OFFER_WINDOW_SECONDS"), in: 1...600) ?? offerWindow
+        defaultRunMinutes = try reader.integer(name("RUN_DEFAULT_MINUTES"), in: 1...600) ?? defaultRunMinutes
+        orderLifetime = try reader.double(name("ORDER_LIFETIME_SECONDS"), in: 1...86_400) ?? orderLifetime
+        matchRadiusMeters = try reader.double(name("MATCH_RADIUS_METERS"), in: 1...10_000) ?? matchRadiusMeters
     }
 }
 

@@ -57,7 +57,7 @@ struct DeliveryController: Sendable {
     }
 
     func openRun(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Run> {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: OpenRunRequest.self, context: context)
         let run = try await repository.openRun(
             id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
@@ -67,15 +67,15 @@ struct DeliveryController: Sendable {
     }
 
     func checkOut(request: Request, context: ServiceRequestContext) async throws -> Run {
-        try await repository.checkOut(runId: try context.id("run"), caller: try context.caller())
+        try await repository.checkOut(runId: try context.id("run"), caller: try context.requireIdentity())
     }
 
     func restaurants(request: Request, context: ServiceRequestContext) async throws -> RestaurantList {
-        RestaurantList(restaurants: try await repository.restaurantsWithRuns(campus: try context.caller().campus))
+        RestaurantList(restaurants: try await repository.restaurantsWithRuns(campus: try context.requireIdentity().campus))
     }
 
     func runsAtRestaurant(request: Request, context: ServiceRequestContext) async throws -> RunList {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let parameters = request.uri.queryParameters
         var point: (latitude: Double, longitude: Double)?
         if parameters.get("lat") != nil || parameters.get("lon") != nil {
@@ -92,7 +92,7 @@ struct DeliveryController: Sendable {
     }
 
     func placeOrder(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Order> {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: PlaceOrderRequest.self, context: context)
         let order = try await repository.placeOrder(
             id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
@@ -101,42 +101,42 @@ struct DeliveryController: Sendable {
     }
 
     func order(request: Request, context: ServiceRequestContext) async throws -> Order {
-        try await repository.order(id: try context.id("order"), caller: try context.caller())
+        try await repository.order(id: try context.id("order"), caller: try context.requireIdentity())
     }
 
     func cancelOrder(request: Request, context: ServiceRequestContext) async throws -> Order {
-        try await repository.cancelOrder(id: try context.id("order"), caller: try context.caller())
+        try await repository.cancelOrder(id: try context.id("order"), caller: try context.requireIdentity())
     }
 
     func accept(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.accept(offerId: try context.id("offer"), caller: try context.caller())
+        try await repository.accept(offerId: try context.id("offer"), caller: try context.requireIdentity())
     }
 
     func decline(request: Request, context: ServiceRequestContext) async throws -> Offer {
-        try await repository.decline(offerId: try context.id("offer"), caller: try context.caller())
+        try await repository.decline(offerId: try context.id("offer"), caller: try context.requireIdentity())
     }
 
     func current(request: Request, context: ServiceRequestContext) async throws -> DeliveryUnderWay {
-        try await repository.current(caller: try context.caller())
+        try await repository.current(caller: try context.requireIdentity())
     }
 
     func match(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.match(id: try context.id("match"), caller: try context.caller())
+        try await repository.match(id: try context.id("match"), caller: try context.requireIdentity())
     }
 
     func cancelMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.cancelMatch(id: try context.id("match"), caller: try context.caller())
+        try await repository.cancelMatch(id: try context.id("match"), caller: try context.requireIdentity())
     }
 
     func completeMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.completeMatch(id: try context.id("match"), caller: try context.caller())
+        try await repository.completeMatch(id: try context.id("match"), caller: try context.requireIdentity())
     }
 
     func reportPosition(request: Request, context: ServiceRequestContext) async throws -> Match {
         let input = try await request.decodeJSON(as: PositionRequest.self, context: context)
         let point = try GeoPoint.validated(lat: input.lat, lon: input.lon, field: nil)
         return try await repository.reportPosition(
-            point, matchId: try context.id("match"), caller: try context.caller())
+            point, matchId: try context.id("match"), caller: try context.requireIdentity())
     }
 }
 

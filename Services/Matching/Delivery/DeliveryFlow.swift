@@ -1,11 +1,12 @@
 import Contracts
+import Foundation
 import Hummingbird
 import MatchingCore
 import Postgres
 import ServiceKit
 
-/// The delivery flow (Tarrare) as the matching executable wires it: its events, its timers, its routes.
-public struct DeliveryFlow: Sendable {
+/// The delivery flow (Tarrare) as the matching executable wires it: its tables, its events, its timers, its routes.
+public struct DeliveryFlow: MatchingFlow {
     public static let name = "delivery"
 
     /// What the flow publishes: its own events and the generic match events.
@@ -15,15 +16,19 @@ public struct DeliveryFlow: Sendable {
         MatchOpened.type, MatchClosed.type,
     ]
 
+    /// The flow's tables, applied after matching's shared ones.
+    public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+    public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
+
     let repository: DeliveryPostgresRepository
     let settings: DeliverySettings
     let positions: PositionSender
 
-    /// The flow; `positions` carries each match's deliverer's position to its orderer.
-    public init(database: PostgresPool, configuration: ServiceConfiguration, positions: PositionSender) throws {
-        settings = try DeliverySettings(configuration)
-        self.positions = positions
-        repository = DeliveryPostgresRepository(database: database, settings: settings, positions: positions)
+    /// The flow; its positions carry each match's deliverer's position to its orderer.
+    public init(_ context: FlowContext) throws {
+        settings = try DeliverySettings(context.configuration, logger: context.logger)
+        positions = context.positions
+        repository = DeliveryPostgresRepository(database: context.database, settings: settings, positions: positions)
     }
 
     public var timerHandlers: TimerHandlers {

@@ -4,6 +4,7 @@ import Logging
 import MatchingCore
 import Messaging
 import Postgres
+import ServiceKit
 
 /// The delivery flow's data in matching's database: the only file with its SQL. Every change commits with its
 /// events in one transaction, under row locks that make accept, dispatch and the timers safe across replicas.
@@ -30,7 +31,7 @@ public struct DeliveryPostgresRepository: Sendable {
     // MARK: Runs
 
     public func openRun(
-        id: UUID?, caller: Caller, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int
+        id: UUID?, caller: Identity, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int
     ) async throws -> Run {
         try await transaction { store in
             if let id, let existing = try store.run(id: id) {
@@ -43,7 +44,7 @@ public struct DeliveryPostgresRepository: Sendable {
         }
     }
 
-    func checkOut(runId: UUID, caller: Caller) async throws -> Run {
+    func checkOut(runId: UUID, caller: Identity) async throws -> Run {
         try await transaction { store in
             guard let run = try store.run(id: runId, lock: true), run.delivererId == caller.userId else {
                 throw MatchingError.notFound("run")
@@ -84,7 +85,7 @@ public struct DeliveryPostgresRepository: Sendable {
     // MARK: Orders
 
     public func placeOrder(
-        id: UUID?, caller: Caller, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?
+        id: UUID?, caller: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?
     ) async throws -> Order {
         try await transaction { store in
             if let id, let existing = try store.orderOwner(id: id) {
@@ -98,7 +99,7 @@ public struct DeliveryPostgresRepository: Sendable {
     }
 
     /// The order, to its orderer only.
-    func order(id: UUID, caller: Caller) async throws -> Order {
+    func order(id: UUID, caller: Identity) async throws -> Order {
         try await transaction { store in
             guard try store.orderOwner(id: id) == caller.userId, let order = try store.order(id: id) else {
                 throw MatchingError.notFound("order")
@@ -107,7 +108,7 @@ public struct DeliveryPostgresRepository: Sendable {
         }
     }
 
-    func cancelOrder(id: UUID, caller: Caller) async throws -> Order {
+    func cancelOrder(id: UUID, caller: Identity) async throws -> Order {
         try await transaction { store in
             guard let state = try store.lockOrder(id: id), state.ordererId == caller.userId else {
                 throw MatchingError.notFound("order")
@@ -124,18 +125,18 @@ public struct DeliveryPostgresRepository: Sendable {
 
     // MARK: Offers
 
-    public func accept(offerId: UUID, caller: Caller) async throws -> Match {
+    public func accept(offerId: UUID, caller: Identity) async throws -> Match {
         try await transaction { store in try store.accept(offerId: offerId, caller: caller) }
     }
 
-    public func decline(offerId: UUID, caller: Caller) async throws -> Offer {
+    public func decline(offerId: UUID, caller: Identity) async throws -> Offer {
         try await transaction { store in try store.decline(offerId: offerId, caller: caller) }
     }
 
     // MARK: Matches
 
     /// What the caller has under way on their campus: open runs, orders not yet over, active matches on either side.
-    func current(caller: Caller) async throws -> DeliveryUnderWay {
+    func current(caller: Identity) async throws -> DeliveryUnderWay {
         try await transaction { store in
             let ids = { (sql: SQL) throws -> [UUID] in try store.connection.query(sql).map { try $0.decode("id") } }
             let orders = try ids(
@@ -161,7 +162,7 @@ public struct DeliveryPostgresRepository: Sendable {
         }
     }
 
-    func match(id: UUID, caller: Caller) async throws -> Match {
+    func match(id: UUID, caller: Identity) async throws -> Match {
         try await transaction { store in
             guard let match = try store.match(id: id), match.isMember(caller.userId) else {
                 throw MatchingError.notFound("match")
@@ -170,7 +171,7 @@ public struct DeliveryPostgresRepository: Sendable {
         }
     }
 
-    func cancelMatch(id: UUID, caller: Caller) async throws -> Match {
+    func cancelMatch(id: UUID, caller: Identity) async throws -> Match {
         try await transaction { store in
             guard let match = try store.match(id: id, lock: true), let side = match.side(of: caller.userId) else {
                 throw MatchingError.notFound("match")
@@ -180,7 +181,7 @@ public struct DeliveryPostgresRepository: Sendable {
         }
     }
 
-    public func completeMatch(id: UUID, caller: Caller) async throws -> Match {
+    public func completeMatch(id: UUID, caller: Identity) async throws -> Match {
         try await transaction { store in
             guard let match = try store.match(id: id, lock: true), let side = match.side(of: caller.userId) else {
                 throw MatchingError.notFound("match")
@@ -192,7 +193,7 @@ public struct DeliveryPostgresRepository: Sendable {
 
     /// The deliverer's latest position on their active match, kept until it ends; it goes to the orderer at most once
     /// a second (the latest always). Anyone but the deliverer gets 404; a match that is over, 409.
-    public func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Caller) async throws -> Match {
+    public func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Identity) async throws -> Match {
         let (match, frame) = try await transaction(durable: false) { store in
             try store.reportPosition(point, matchId: matchId, caller: caller)
         }
@@ -240,7 +241,7 @@ private struct DeliveryStore {
 
     // MARK: Runs
 
-    func openRun(id: UUID, caller: Caller, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int) throws -> Run {
+    func openRun(id: UUID, caller: Identity, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int) throws -> Run {
         let restaurant = try place(restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
         let destination = try place(destinationId, campus: caller.campus, kind: "building", what: "destination building")
         let closesAt = Date().addingTimeInterval(TimeInterval(minutes * 60))
@@ -341,7 +342,7 @@ private struct DeliveryStore {
 
     // MARK: Orders
 
-    func placeOrder(id: UUID, caller: Caller, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?) throws -> Order {
+    func placeOrder(id: UUID, caller: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?) throws -> Order {
         let restaurant = try place(restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
         let destination = try place(destinationId, campus: caller.campus, kind: "building", what: "destination building")
         if let runId {
@@ -523,7 +524,7 @@ private struct DeliveryStore {
     }
 
     /// The offer's deliverer takes the order: at most one accepted deliverer per order, never over capacity.
-    func accept(offerId: UUID, caller: Caller) throws -> Match {
+    func accept(offerId: UUID, caller: Identity) throws -> Match {
         guard let offer = try lockOffer(id: offerId), offer.delivererId == caller.userId else {
             throw MatchingError.notFound("offer")
         }
@@ -553,7 +554,7 @@ private struct DeliveryStore {
         return match
     }
 
-    func decline(offerId: UUID, caller: Caller) throws -> Offer {
+    func decline(offerId: UUID, caller: Identity) throws -> Offer {
         guard let offer = try lockOffer(id: offerId), offer.delivererId == caller.userId,
             let order = try lockOrder(id: offer.orderId)
         else { throw MatchingError.notFound("offer") }
@@ -675,7 +676,7 @@ private struct DeliveryStore {
 
     /// Keeps the deliverer's position on their active match and paces it to the orderer: the match, and the frame to
     /// send once committed (nil when the position waits for the match's position timer).
-    func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Caller) throws -> (Match, PendingFrame?) {
+    func reportPosition(_ point: GeoPoint, matchId: UUID, caller: Identity) throws -> (Match, PendingFrame?) {
         guard let match = try match(id: matchId, lock: true), match.delivererId == caller.userId else {
             throw MatchingError.notFound("match")
         }

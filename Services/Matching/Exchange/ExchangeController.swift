@@ -68,7 +68,7 @@ struct ExchangeController: Sendable {
             offered: try ExchangeRules.offered(input.offered), wanted: try ExchangeRules.wanted(input.wanted),
             category: try ExchangeRules.category(input.category), place: try input.place.validated(),
             photoId: input.photoId, note: try ExchangeRules.text(input.note, field: "note", limit: ExchangeRules.maxNote))
-        let listing = try await repository.createListing(id: input.id, draft, caller: try context.caller())
+        let listing = try await repository.createListing(id: input.id, draft, caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: listing)
     }
 
@@ -86,11 +86,11 @@ struct ExchangeController: Sendable {
                 isMine: try ExchangeRules.flag(parameters.get("mine"), field: "mine"),
                 after: try parameters.get("after").map(ListingCursor.init),
                 limit: try ExchangeRules.limit(parameters.get("limit"))),
-            caller: try context.caller())
+            caller: try context.requireIdentity())
     }
 
     func listing(request: Request, context: ServiceRequestContext) async throws -> Listing {
-        guard let listing = try await repository.listing(try context.id("listing"), caller: try context.caller()) else {
+        guard let listing = try await repository.listing(try context.id("listing"), caller: try context.requireIdentity()) else {
             throw MatchingError.notFound("listing")
         }
         return listing
@@ -104,11 +104,11 @@ struct ExchangeController: Sendable {
             category: try input.category.map { try ExchangeRules.category($0) }, place: try input.place?.validated(),
             photoId: input.photoId,
             note: try input.note.map { try ExchangeRules.text($0, field: "note", limit: ExchangeRules.maxNote) ?? "" })
-        return try await repository.editListing(id, edit, caller: try context.caller())
+        return try await repository.editListing(id, edit, caller: try context.requireIdentity())
     }
 
     func withdrawListing(request: Request, context: ServiceRequestContext) async throws -> Listing {
-        try await repository.withdrawListing(try context.id("listing"), caller: try context.caller())
+        try await repository.withdrawListing(try context.id("listing"), caller: try context.requireIdentity())
     }
 
     func agree(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Exchange> {
@@ -119,23 +119,23 @@ struct ExchangeController: Sendable {
             let input = try await request.decodeJSON(as: AgreeRequest.self, context: context)
             offering = try ExchangeRules.text(input.offering, field: "offering", limit: ExchangeRules.maxOffering)
         }
-        let exchange = try await repository.agree(to: id, offering: offering, caller: try context.caller())
+        let exchange = try await repository.agree(to: id, offering: offering, caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: exchange)
     }
 
     func exchange(request: Request, context: ServiceRequestContext) async throws -> Exchange {
-        guard let exchange = try await repository.exchange(try context.id("exchange"), caller: try context.caller()) else {
+        guard let exchange = try await repository.exchange(try context.id("exchange"), caller: try context.requireIdentity()) else {
             throw MatchingError.notFound("exchange")
         }
         return exchange
     }
 
     func cancel(request: Request, context: ServiceRequestContext) async throws -> Exchange {
-        try await repository.cancel(try context.id("exchange"), caller: try context.caller())
+        try await repository.cancel(try context.id("exchange"), caller: try context.requireIdentity())
     }
 
     func complete(request: Request, context: ServiceRequestContext) async throws -> Exchange {
-        try await repository.complete(try context.id("exchange"), caller: try context.caller())
+        try await repository.complete(try context.id("exchange"), caller: try context.requireIdentity())
     }
 
     func review(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<ExchangeReview> {
@@ -144,7 +144,7 @@ struct ExchangeController: Sendable {
         let review = try await repository.review(
             id, stars: try ExchangeRules.stars(input.stars),
             text: try ExchangeRules.text(input.text, field: "text", limit: ExchangeRules.maxReview),
-            caller: try context.caller())
+            caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: review)
     }
 }

@@ -6,7 +6,7 @@ import Postgres
 import ServiceKit
 
 /// The exchange flow (Snack Exchange) as the matching executable wires it: its tables, its events, its routes.
-public struct ExchangeFlow: Sendable {
+public struct ExchangeFlow: MatchingFlow {
     public static let name = "exchange"
 
     /// What the flow publishes: its own events and the generic match events.
@@ -15,12 +15,13 @@ public struct ExchangeFlow: Sendable {
     ]
 
     /// The flow's tables, applied after matching's shared ones.
-    public static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+    public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+    public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
 
     let repository: ExchangePostgresRepository
 
-    public init(database: PostgresPool) {
-        repository = ExchangePostgresRepository(database: database)
+    public init(_ context: FlowContext) {
+        repository = ExchangePostgresRepository(database: context.database)
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {

@@ -3,6 +3,7 @@ import Foundation
 import MatchingCore
 import Messaging
 import Postgres
+import ServiceKit
 
 /// The exchange flow's data in matching's database: the only file with its SQL. Agreeing turns the listing from
 /// `active` to `in_progress` with a conditional UPDATE in the transaction that inserts the exchange and its events, so
@@ -17,7 +18,7 @@ public struct ExchangePostgresRepository: Sendable {
     // MARK: Listings
 
     /// Lists `draft` as the caller's; a retry with the same client `id` returns the first listing.
-    public func createListing(id: UUID?, _ draft: ListingDraft, caller: Caller) async throws -> Listing {
+    public func createListing(id: UUID?, _ draft: ListingDraft, caller: Identity) async throws -> Listing {
         try await database.transaction { connection in
             let listingId = id ?? UUID()
             if let existing = try Self.owner(of: listingId, on: connection) {
@@ -47,12 +48,12 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// A listing of the caller's campus; a withdrawn one only to its owner.
-    public func listing(_ id: UUID, caller: Caller) async throws -> Listing? {
+    public func listing(_ id: UUID, caller: Identity) async throws -> Listing? {
         try await database.withConnection { try Self.listing(id, caller: caller, on: $0) }
     }
 
     /// The owner changes an active listing; others get 404, a listing no longer active 409.
-    public func editListing(_ id: UUID, _ edit: ListingEdit, caller: Caller) async throws -> Listing {
+    public func editListing(_ id: UUID, _ edit: ListingEdit, caller: Identity) async throws -> Listing {
         try await database.transaction { connection in
             guard
                 let row = try connection.query(
@@ -93,7 +94,7 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// The owner takes an active listing back; others get 404, a listing no longer active 409.
-    public func withdrawListing(_ id: UUID, caller: Caller) async throws -> Listing {
+    public func withdrawListing(_ id: UUID, caller: Identity) async throws -> Listing {
         try await database.transaction { connection in
             let withdrawn = try connection.query(
                 """
@@ -121,7 +122,7 @@ public struct ExchangePostgresRepository: Sendable {
 
     /// A page of the campus's active listings (or the caller's own of any status), filtered as `query` asks:
     /// nearest first near a point, else newest first.
-    public func browse(_ query: ListingQuery, caller: Caller) async throws -> ListingPage {
+    public func browse(_ query: ListingQuery, caller: Identity) async throws -> ListingPage {
         guard let text = query.text else {
             return try await database.withConnection { try Self.browse(query, words: [], caller: caller, on: $0) }
         }
@@ -188,7 +189,7 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// `words`: for each typed word, the known words that match it.
-    static func browse(_ query: ListingQuery, words: [[String]], caller: Caller, on connection: PostgresConnection) throws
+    static func browse(_ query: ListingQuery, words: [[String]], caller: Identity, on connection: PostgresConnection) throws
         -> ListingPage
     {
         let order = query.order
@@ -288,7 +289,7 @@ public struct ExchangePostgresRepository: Sendable {
 
     /// The caller agrees to an active listing of another's: the first to agree makes the exchange, everyone after
     /// them gets 409 (a retry of the winner gets its exchange again). The owner is told and the chat opens.
-    public func agree(to listingId: UUID, offering: String?, caller: Caller) async throws -> Exchange {
+    public func agree(to listingId: UUID, offering: String?, caller: Identity) async throws -> Exchange {
         try await database.transaction { connection in
             guard
                 let listing = try connection.query(
@@ -340,13 +341,13 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// An exchange, to its two parties.
-    public func exchange(_ id: UUID, caller: Caller) async throws -> Exchange? {
+    public func exchange(_ id: UUID, caller: Identity) async throws -> Exchange? {
         try await database.withConnection { try Self.exchange(id, caller: caller, on: $0) }
     }
 
     /// Either party calls off an exchange in progress: the listing is active again, the other is told, the chat
     /// closes.
-    public func cancel(_ exchangeId: UUID, caller: Caller) async throws -> Exchange {
+    public func cancel(_ exchangeId: UUID, caller: Identity) async throws -> Exchange {
         try await database.transaction { connection in
             guard
                 let row = try connection.query(
@@ -384,7 +385,7 @@ public struct ExchangePostgresRepository: Sendable {
 
     /// A party marks the exchange done; when both have, it and its listing are `exchanged` and the chat closes.
     /// Marking again changes nothing.
-    public func complete(_ exchangeId: UUID, caller: Caller) async throws -> Exchange {
+    public func complete(_ exchangeId: UUID, caller: Identity) async throws -> Exchange {
         try await database.transaction { connection in
             // NB: a concurrent mark by the other party is re-read under the row lock, so exactly one of two
             // simultaneous marks sees both done.
@@ -432,7 +433,7 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// A party reviews the other once the exchange is done, once; the other's rating counts it.
-    public func review(_ exchangeId: UUID, stars: Int, text: String?, caller: Caller) async throws -> ExchangeReview {
+    public func review(_ exchangeId: UUID, stars: Int, text: String?, caller: Identity) async throws -> ExchangeReview {
         try await database.transaction { connection in
             guard let exchange = try Self.exchange(exchangeId, caller: caller, on: connection) else {
                 throw MatchingError.notFound("exchange")
@@ -465,7 +466,7 @@ public struct ExchangePostgresRepository: Sendable {
     // MARK: Rows
 
     /// The columns of a listing as `caller` sees it, over `listingJoins`.
-    static func listingColumns(caller: Caller) -> SQL {
+    static func listingColumns(caller: Identity) -> SQL {
         """
         l.id, l.owner_id, coalesce(u.name, l.owner_name) AS owner_name, u.photo_id AS owner_photo_id,
             CASE WHEN r.reviews > 0 THEN round(r.stars::numeric / r.reviews, 2)::double precision END AS rating,
@@ -483,7 +484,7 @@ public struct ExchangePostgresRepository: Sendable {
         LEFT JOIN places p ON p.id = l.place_id
         """
 
-    static func listing(_ id: UUID, caller: Caller, on connection: PostgresConnection) throws -> Listing? {
+    static func listing(_ id: UUID, caller: Identity, on connection: PostgresConnection) throws -> Listing? {
         try connection.query(
             """
             SELECT \(listingColumns(caller: caller))
@@ -510,7 +511,7 @@ public struct ExchangePostgresRepository: Sendable {
             updatedAt: try row.decode("updated_at"))
     }
 
-    static func exchange(_ id: UUID, caller: Caller, on connection: PostgresConnection) throws -> Exchange? {
+    static func exchange(_ id: UUID, caller: Identity, on connection: PostgresConnection) throws -> Exchange? {
         try connection.query(
             """
             SELECT e.id, e.listing_id, l.offered, e.offering, e.status, e.created_at,
@@ -539,14 +540,14 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// Why the caller cannot agree to a listing: it is not theirs to see (404), it is their own, or someone was first.
-    static func refusalToAgree(_ listingId: UUID, caller: Caller, on connection: PostgresConnection) throws -> MatchingError {
+    static func refusalToAgree(_ listingId: UUID, caller: Identity, on connection: PostgresConnection) throws -> MatchingError {
         guard let listing = try listing(listingId, caller: caller, on: connection) else { return .notFound("listing") }
         if listing.owner.id == caller.userId { return .conflict("You cannot agree to your own listing.") }
         return .conflict("Someone else agreed to this listing first.")
     }
 
     /// The exchange as the match its chat belongs to; closing needs only the members' ids.
-    static func match(_ exchangeId: UUID, caller: Caller, ownerId: UUID, takerId: UUID) -> FlowMatch {
+    static func match(_ exchangeId: UUID, caller: Identity, ownerId: UUID, takerId: UUID) -> FlowMatch {
         FlowMatch(
             id: exchangeId, flow: ExchangeFlow.name, campus: caller.campus,
             members: [
@@ -566,14 +567,14 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// The point of a place choice: the point itself, or a live place of the caller's campus (404 naming `place`).
-    static func location(of place: PlaceChoice, caller: Caller, on connection: PostgresConnection) throws
+    static func location(of place: PlaceChoice, caller: Identity, on connection: PostgresConnection) throws
         -> (point: GeoPoint, placeId: UUID?)
     {
         try ReadModels.location(of: place, campus: caller.campus, what: "place", on: connection)
     }
 
     /// 404 naming `photoId` unless it is an image the caller stored and has not deleted.
-    static func requireOwnImage(_ photoId: UUID?, caller: Caller, on connection: PostgresConnection) throws {
+    static func requireOwnImage(_ photoId: UUID?, caller: Identity, on connection: PostgresConnection) throws {
         guard let photoId else { return }
         guard try ReadModels.isOwnImage(photoId, owner: caller.userId, on: connection) else {
             throw MatchingError.notFound("photoId; upload the image with POST /v1/media first")

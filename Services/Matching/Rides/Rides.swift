@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Logging
 import MatchingCore
 import Postgres
 import ServiceKit
@@ -21,16 +22,18 @@ public struct RideSettings: Sendable {
 
     public init() {}
 
-    /// The defaults, overridden by `RIDE_OFFER_WINDOW_SECONDS`, `RIDE_OFFER_COUNT`, `RIDE_OFFER_RADIUS_METERS`,
-    /// `RIDE_OFFER_ROUNDS`, `RIDE_LIFETIME_SECONDS` and `RIDE_DRIVER_ONLINE_SECONDS`.
-    public init(_ configuration: ServiceConfiguration) throws {
+    /// The defaults, overridden by `RIDES_OFFER_WINDOW_SECONDS`, `RIDES_OFFER_COUNT`, `RIDES_OFFER_RADIUS_METERS`,
+    /// `RIDES_OFFER_ROUNDS`, `RIDES_LIFETIME_SECONDS` and `RIDES_DRIVER_ONLINE_SECONDS` (or, deprecated, the same names
+    /// with `RIDE_`).
+    public init(_ configuration: ServiceConfiguration, logger: Logger) throws {
         let reader = EnvironmentReader(values: configuration.environment)
-        offerWindow = try reader.double("RIDE_OFFER_WINDOW_SECONDS", in: 0.1...600) ?? offerWindow
-        offerCount = try reader.integer("RIDE_OFFER_COUNT", in: 1...50) ?? offerCount
-        offerRadiusMeters = try reader.double("RIDE_OFFER_RADIUS_METERS", in: 1...50_000) ?? offerRadiusMeters
-        offerRounds = try reader.integer("RIDE_OFFER_ROUNDS", in: 1...10) ?? offerRounds
-        rideLifetime = try reader.double("RIDE_LIFETIME_SECONDS", in: 1...86_400) ?? rideLifetime
-        onlineWindow = try reader.double("RIDE_DRIVER_ONLINE_SECONDS", in: 1...3600) ?? onlineWindow
+        let name = { configuration.flowSetting(RidesFlow.name, $0, formerly: "RIDE_\($0)", logger: logger) }
+        offerWindow = try reader.double(name("OFFER_WINDOW_SECONDS"), in: 0.1...600) ?? offerWindow
+        offerCount = try reader.integer(name("OFFER_COUNT"), in: 1...50) ?? offerCount
+        offerRadiusMeters = try reader.double(name("OFFER_RADIUS_METERS"), in: 1...50_000) ?? offerRadiusMeters
+        offerRounds = try reader.integer(name("OFFER_ROUNDS"), in: 1...10) ?? offerRounds
+        rideLifetime = try reader.double(name("LIFETIME_SECONDS"), in: 1...86_400) ?? rideLifetime
+        onlineWindow = try reader.double(name("DRIVER_ONLINE_SECONDS"), in: 1...3600) ?? onlineWindow
     }
 }
 

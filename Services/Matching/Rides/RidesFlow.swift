@@ -6,7 +6,7 @@ import Postgres
 import ServiceKit
 
 /// The rides flow (My Driver) as the matching executable wires it: its tables, its events, its timers, its routes.
-public struct RidesFlow: Sendable {
+public struct RidesFlow: MatchingFlow {
     public static let name = "rides"
 
     /// What the flow publishes: its own events and the generic match events.
@@ -16,17 +16,18 @@ public struct RidesFlow: Sendable {
     ]
 
     /// The flow's tables, applied after matching's shared ones.
-    public static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+    public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
+    public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
 
     let repository: RidesPostgresRepository
     let settings: RideSettings
     let positions: PositionSender
 
-    /// The flow; `positions` carries each ride's driver's position to its rider.
-    public init(database: PostgresPool, configuration: ServiceConfiguration, positions: PositionSender) throws {
-        settings = try RideSettings(configuration)
-        self.positions = positions
-        repository = RidesPostgresRepository(database: database, settings: settings, positions: positions)
+    /// The flow; its positions carry each ride's driver's position to its rider.
+    public init(_ context: FlowContext) throws {
+        settings = try RideSettings(context.configuration, logger: context.logger)
+        positions = context.positions
+        repository = RidesPostgresRepository(database: context.database, settings: settings, positions: positions)
     }
 
     public var timerHandlers: TimerHandlers {

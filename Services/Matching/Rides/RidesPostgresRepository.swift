@@ -4,6 +4,7 @@ import Logging
 import MatchingCore
 import Messaging
 import Postgres
+import ServiceKit
 
 /// The rides flow's data in matching's database: the only file with its SQL. Accepting turns a ride from `open` to
 /// `accepted` with a conditional UPDATE, and two unique partial indexes keep one unfinished request per rider and
@@ -31,7 +32,7 @@ public struct RidesPostgresRepository: Sendable {
     // MARK: Drivers
 
     /// Creates or replaces the caller's driver profile.
-    public func saveDriver(car: String, seats: Int, caller: Caller) async throws -> Driver {
+    public func saveDriver(car: String, seats: Int, caller: Identity) async throws -> Driver {
         try await transaction { store in
             try store.connection.query(
                 """
@@ -45,14 +46,14 @@ public struct RidesPostgresRepository: Sendable {
     }
 
     /// The caller's driver profile, if they added one.
-    public func driver(caller: Caller) async throws -> Driver? {
+    public func driver(caller: Identity) async throws -> Driver? {
         try await transaction { try $0.driver(caller.userId, campus: caller.campus) }
     }
 
     /// The caller's latest position: they are online until it is older than the online window. 409 without a profile.
     /// While they drive a ride, it also goes to its rider, at most once a second (the latest always). Not `durable`:
     /// every driver sends one every few seconds, and the next replaces it.
-    public func reportPosition(_ point: GeoPoint, caller: Caller) async throws -> Driver {
+    public func reportPosition(_ point: GeoPoint, caller: Identity) async throws -> Driver {
         let (driver, frame) = try await transaction(durable: false) { try $0.reportPosition(point, caller: caller) }
         // NB: sent once committed, so that a frame never shows a position the ride does not.
         if let frame, let rideId = frame.payload.rideId {
@@ -63,7 +64,7 @@ public struct RidesPostgresRepository: Sendable {
     }
 
     /// The caller goes offline: their position is forgotten. 404 without a profile.
-    public func goOffline(caller: Caller) async throws -> Driver {
+    public func goOffline(caller: Identity) async throws -> Driver {
         try await transaction { store in
             guard try store.driver(caller.userId, campus: caller.campus) != nil else {
                 throw MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
@@ -77,7 +78,7 @@ public struct RidesPostgresRepository: Sendable {
 
     /// The caller asks for a ride; a retry with the same client `id` returns the first request. It is offered at once
     /// to the nearest online drivers.
-    public func requestRide(id: UUID?, _ draft: RideDraft, caller: Caller) async throws -> Ride {
+    public func requestRide(id: UUID?, _ draft: RideDraft, caller: Identity) async throws -> Ride {
         try await transaction { store in
             let rideId = id ?? UUID()
             if let existing = try store.riderOf(rideId) {
@@ -122,13 +123,13 @@ public struct RidesPostgresRepository: Sendable {
     }
 
     /// A ride, to its rider and to its driver; anyone else gets nil.
-    public func ride(_ id: UUID, caller: Caller) async throws -> Ride? {
+    public func ride(_ id: UUID, caller: Identity) async throws -> Ride? {
         try await transaction { try $0.ride(id, visibleTo: caller) }
     }
 
     /// The ride the caller asked for, or drives, that is not over: at most one of each, and a rider's first (a driver
     /// who has asked for a ride too is still a rider first). Nil when there is none.
-    public func currentRide(caller: Caller) async throws -> Ride? {
+    public func currentRide(caller: Identity) async throws -> Ride? {
         try await transaction { store in
             let current = try store.connection.query(
                 """
@@ -146,7 +147,7 @@ public struct RidesPostgresRepository: Sendable {
 
     /// Open requests of the caller's campus within `radiusMeters` of `point`, nearest first, never the caller's own.
     /// 409 for a caller without a driver profile.
-    public func openRequests(near point: GeoPoint, radiusMeters: Double, limit: Int, caller: Caller) async throws
+    public func openRequests(near point: GeoPoint, radiusMeters: Double, limit: Int, caller: Identity) async throws
         -> RideRequestList
     {
         try await transaction { store in
@@ -188,7 +189,7 @@ public struct RidesPostgresRepository: Sendable {
 
     /// A driver takes an open request: the first wins, everyone after gets 409 (a retry of the winner gets its ride
     /// again); a driver with a ride under way, or the rider themselves, 409 too. The rider is told, the chat opens.
-    public func accept(_ rideId: UUID, caller: Caller) async throws -> Ride {
+    public func accept(_ rideId: UUID, caller: Identity) async throws -> Ride {
         do {
             return try await transaction { try $0.accept(rideId, caller: caller) }
         } catch let error as PostgresError where error.isUniqueViolation {
@@ -199,12 +200,12 @@ public struct RidesPostgresRepository: Sendable {
 
     /// The rider calls the ride off (its driver, or the drivers it was offered to, are told), or the driver gives it
     /// up (it is open again and offered anew; the rider is told). Either, only before the ride has started.
-    public func cancel(_ rideId: UUID, caller: Caller) async throws -> Ride {
+    public func cancel(_ rideId: UUID, caller: Identity) async throws -> Ride {
         try await transaction { try $0.cancel(rideId, caller: caller) }
     }
 
     /// The driver marks the ride arrived, started or completed, in that order (409 otherwise); the rider is told.
-    public func mark(_ rideId: UUID, _ step: RideStep, caller: Caller) async throws -> Ride {
+    public func mark(_ rideId: UUID, _ step: RideStep, caller: Identity) async throws -> Ride {
         try await transaction { try $0.mark(rideId, step, caller: caller) }
     }
 
@@ -272,7 +273,7 @@ private struct RideStore {
     }
 
     /// The caller's driver profile, or 409 naming how to add one.
-    func requireDriver(_ caller: Caller) throws -> Driver {
+    func requireDriver(_ caller: Identity) throws -> Driver {
         guard let driver = try driver(caller.userId, campus: caller.campus) else { throw Self.noDriverProfile }
         return driver
     }
@@ -284,7 +285,7 @@ private struct RideStore {
     }
 
     /// 409 when the rider already has a request that is not over.
-    func refuseSecondRequest(of caller: Caller) throws {
+    func refuseSecondRequest(of caller: Identity) throws {
         let unfinished = try connection.query(
             """
             SELECT 1 AS unfinished FROM rides
@@ -294,7 +295,7 @@ private struct RideStore {
     }
 
     /// 409 when the driver already holds a ride under way.
-    func refuseSecondRide(of caller: Caller) throws {
+    func refuseSecondRide(of caller: Identity) throws {
         let underway = try connection.query(
             """
             SELECT 1 AS underway FROM rides
@@ -358,7 +359,7 @@ private struct RideStore {
     }
 
     /// A ride of the caller's campus of which they are the rider or the driver.
-    func ride(_ id: UUID, visibleTo caller: Caller) throws -> Ride? {
+    func ride(_ id: UUID, visibleTo caller: Identity) throws -> Ride? {
         try connection.query(
             """
             SELECT \(Self.rideColumns) FROM rides r \(Self.rideJoins)
@@ -378,7 +379,7 @@ private struct RideStore {
         var status: RideStatus
     }
 
-    func lockRide(_ id: UUID, partyTo caller: Caller) throws -> RideState? {
+    func lockRide(_ id: UUID, partyTo caller: Identity) throws -> RideState? {
         try connection.query(
             """
             SELECT id, campus, rider_id, driver_id, match_id, status FROM rides
@@ -459,7 +460,7 @@ private struct RideStore {
 
     // MARK: Accepting, cancelling, marking
 
-    func accept(_ rideId: UUID, caller: Caller) throws -> Ride {
+    func accept(_ rideId: UUID, caller: Identity) throws -> Ride {
         let isOfCampus = try !connection.query(
             "SELECT 1 AS known FROM rides WHERE id = \(rideId) AND campus = \(caller.campus)"
         ).isEmpty
@@ -503,7 +504,7 @@ private struct RideStore {
     }
 
     /// Why the caller cannot accept a ride: it is not of their campus (404), it is their own, or it is not open.
-    func refusalToAccept(_ rideId: UUID, caller: Caller) throws -> MatchingError {
+    func refusalToAccept(_ rideId: UUID, caller: Identity) throws -> MatchingError {
         guard
             let row = try connection.query(
                 """
@@ -523,7 +524,7 @@ private struct RideStore {
         }
     }
 
-    func cancel(_ rideId: UUID, caller: Caller) throws -> Ride {
+    func cancel(_ rideId: UUID, caller: Identity) throws -> Ride {
         guard let state = try lockRide(rideId, partyTo: caller) else { throw MatchingError.notFound("ride") }
         guard state.status.isCancellable else {
             throw MatchingError.conflict("This ride is \(state.status.rawValue); it can no longer be cancelled.")
@@ -591,7 +592,7 @@ private struct RideStore {
         return try ride(rideId)!
     }
 
-    func mark(_ rideId: UUID, _ step: RideStep, caller: Caller) throws -> Ride {
+    func mark(_ rideId: UUID, _ step: RideStep, caller: Identity) throws -> Ride {
         guard let state = try lockRide(rideId, partyTo: caller) else { throw MatchingError.notFound("ride") }
         guard let driverId = state.driverId, driverId == caller.userId else {
             throw MatchingError.conflict("Only the ride's driver marks it \(step.rawValue).")
@@ -639,7 +640,7 @@ private struct RideStore {
     /// to send once committed (nil when they drive none or the position waits for the ride's position timer).
     /// NB: one statement checks the profile, writes the position and locks the ride under way: hundreds of drivers
     /// send one a second, and each round trip holds a connection.
-    func reportPosition(_ point: GeoPoint, caller: Caller) throws -> (Driver, PendingFrame?) {
+    func reportPosition(_ point: GeoPoint, caller: Identity) throws -> (Driver, PendingFrame?) {
         guard
             let row = try connection.query(
                 """

@@ -46,11 +46,11 @@ struct TutoringController: Sendable {
                 rateCents: try TutoringRules.rate(input.rateCents ?? 0),
                 availability: try TutoringRules.text(input.availability, field: "availability", limit: 200),
                 preferences: try TutoringRules.text(input.preferences, field: "preferences", limit: 500)),
-            caller: try context.caller())
+            caller: try context.requireIdentity())
     }
 
     func ownProfile(request: Request, context: ServiceRequestContext) async throws -> TutoringProfile {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         guard let profile = try await repository.profile(caller.userId, visibleTo: caller) else {
             throw MatchingError.notFound("tutoring profile; create one with PUT /v1/tutoring/profile")
         }
@@ -67,12 +67,12 @@ struct TutoringController: Sendable {
             course = normalized
         }
         return try await repository.feed(
-            caller: try context.caller(), course: course, after: try parameters.get("after").map(FeedCursor.init),
+            caller: try context.requireIdentity(), course: course, after: try parameters.get("after").map(FeedCursor.init),
             limit: try TutoringRules.limit(parameters.get("limit")))
     }
 
     func swipe(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<SwipeResult> {
-        let caller = try context.caller()
+        let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: SwipeRequest.self, context: context)
         guard input.userId != caller.userId else {
             throw MatchingError.invalid(field: "userId", "You cannot swipe on yourself.")
@@ -82,16 +82,16 @@ struct TutoringController: Sendable {
     }
 
     func matches(request: Request, context: ServiceRequestContext) async throws -> MatchList {
-        MatchList(matches: try await repository.matches(of: try context.caller()))
+        MatchList(matches: try await repository.matches(of: try context.requireIdentity()))
     }
 
     func unmatch(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        try await repository.unmatch(try context.id("match"), caller: try context.caller())
+        try await repository.unmatch(try context.id("match"), caller: try context.requireIdentity())
         return .noContent
     }
 
     func profile(request: Request, context: ServiceRequestContext) async throws -> TutoringProfile {
-        guard let profile = try await repository.profile(try context.id("tutoring profile"), visibleTo: try context.caller())
+        guard let profile = try await repository.profile(try context.id("tutoring profile"), visibleTo: try context.requireIdentity())
         else { throw MatchingError.notFound("tutoring profile") }
         return profile
     }

@@ -3,6 +3,7 @@ import Foundation
 import MatchingCore
 import Messaging
 import Postgres
+import ServiceKit
 
 /// The tutoring flow's data in matching's database: the only file with its SQL. A swipe and the match it makes
 /// commit with their events in one transaction, under a lock on the pair, so that two likes make exactly one match
@@ -39,7 +40,7 @@ public struct TutoringPostgresRepository: Sendable {
     // MARK: Profiles
 
     /// Creates or replaces the caller's profile; the caller counts as active now.
-    public func saveProfile(_ input: ProfileInput, caller: Caller) async throws -> TutoringProfile {
+    public func saveProfile(_ input: ProfileInput, caller: Identity) async throws -> TutoringProfile {
         try await database.transaction { connection in
             try connection.query(
                 """
@@ -64,11 +65,11 @@ public struct TutoringPostgresRepository: Sendable {
     }
 
     /// A profile the caller may read in full: their own, or that of someone in an active match with them.
-    public func profile(_ userId: UUID, visibleTo caller: Caller) async throws -> TutoringProfile? {
+    public func profile(_ userId: UUID, visibleTo caller: Identity) async throws -> TutoringProfile? {
         try await database.withConnection { try Self.profile(userId, visibleTo: caller, on: $0) }
     }
 
-    static func profile(_ userId: UUID, visibleTo caller: Caller, on connection: PostgresConnection) throws -> TutoringProfile? {
+    static func profile(_ userId: UUID, visibleTo caller: Identity, on connection: PostgresConnection) throws -> TutoringProfile? {
         try connection.query(
             """
             SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, u.bio, p.role,
@@ -96,7 +97,7 @@ public struct TutoringPostgresRepository: Sendable {
     /// Cards of the opposite role on the caller's campus who share a course (`course` when given), never the caller,
     /// never anyone the caller swiped (which includes every match); most shared courses first, then most recently
     /// active. 409 for a caller without a profile.
-    public func feed(caller: Caller, course: String?, after: FeedCursor?, limit: Int) async throws -> TutoringFeed {
+    public func feed(caller: Identity, course: String?, after: FeedCursor?, limit: Int) async throws -> TutoringFeed {
         try await database.withConnection { connection in
             let me = try Self.ownProfile(caller, on: connection)
             var courses = me.courses
@@ -161,7 +162,7 @@ public struct TutoringPostgresRepository: Sendable {
     // MARK: Swipes and matches
 
     /// Records a like or a pass on `target`, once; a like that meets the target's like makes their match.
-    public func swipe(caller: Caller, target: UUID, likes: Bool) async throws -> SwipeResult {
+    public func swipe(caller: Identity, target: UUID, likes: Bool) async throws -> SwipeResult {
         try await database.transaction { connection in
             let me = try Self.ownProfile(caller, on: connection)
             guard
@@ -219,7 +220,7 @@ public struct TutoringPostgresRepository: Sendable {
     }
 
     /// The caller's active matches, newest first.
-    public func matches(of caller: Caller) async throws -> [TutoringMatch] {
+    public func matches(of caller: Identity) async throws -> [TutoringMatch] {
         try await database.query(
             """
             SELECT x.id, x.created_at, x.courses, x.other_id, x.other_role, coalesce(u.name, p.name) AS name, u.photo_id
@@ -243,7 +244,7 @@ public struct TutoringPostgresRepository: Sendable {
 
     /// Ends the caller's active match: both are told, the chat closes; the pair never meets in the feed again
     /// (each swiped the other).
-    public func unmatch(_ matchId: UUID, caller: Caller) async throws {
+    public func unmatch(_ matchId: UUID, caller: Identity) async throws {
         try await database.transaction { connection in
             guard
                 let row = try connection.query(
@@ -272,7 +273,7 @@ public struct TutoringPostgresRepository: Sendable {
     // MARK: Rows
 
     /// The caller was active now (the feed ranks by it); written at most once a minute.
-    static func markActive(_ caller: Caller, on connection: PostgresConnection) throws {
+    static func markActive(_ caller: Identity, on connection: PostgresConnection) throws {
         try connection.query(
             """
             UPDATE tutoring_courses SET active_at = now()
@@ -281,7 +282,7 @@ public struct TutoringPostgresRepository: Sendable {
     }
 
     /// The caller's role and courses; 409 naming the fix when they have no profile.
-    static func ownProfile(_ caller: Caller, on connection: PostgresConnection) throws -> (role: TutoringRole, courses: [String]) {
+    static func ownProfile(_ caller: Identity, on connection: PostgresConnection) throws -> (role: TutoringRole, courses: [String]) {
         guard
             let row = try connection.query(
                 """

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// A student and a tutor liked each other: both are told, and chat opens their conversation from `match.opened`.

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// Where a ride starts or ends: a point, and the place it was given as when it was given as one.

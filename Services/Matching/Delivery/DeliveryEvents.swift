@@ -1,15 +1,5 @@
+import Contracts
 import Foundation
-
-/// A place as the delivery events name it, so that receivers need not look it up.
-public struct PlaceReference: Codable, Sendable, Equatable {
-    public var placeId: UUID
-    public var name: String
-
-    public init(placeId: UUID, name: String) {
-        self.placeId = placeId
-        self.name = name
-    }
-}
 
 /// A deliverer checked in at a restaurant, heading to a building.
 public struct RunOpened: Event, Equatable {

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// Someone agreed to a snack listing: its owner is told, and chat opens their conversation from `match.opened`.
