@@ -1,6 +1,6 @@
 """The whole system as docker compose runs it, on a real Docker engine: started from nothing, the story through the
 containers' gateway, scaled, faults in containers under traffic, clear failures, HTTPS, and data kept across
-`down` and `up`. The tests run in order on one stack; the last removes it."""
+`down` and `up`. The tests run in order on one stack, which is removed at the end."""
 
 import re
 import socket
@@ -41,7 +41,7 @@ def test_the_whole_system_starts_from_nothing_and_the_story_passes_through_its_g
             assert state == "exited" and rest[-1] == "0", line
         else:
             assert state == "running" and rest[0] == "healthy", line
-    # The bundled places were imported: the campus's buildings are found through the gateway.
+    # The bundled places were imported (the story then finds them through the gateway), and the web client is served.
     assert "read 510" in stack.logs("places-import")
     page = httpx.get(f"{stack.gateway}/", timeout=10)
     assert page.status_code == 200 and "<script" in page.text
