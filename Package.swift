@@ -50,7 +50,9 @@ let package = Package(
             path: "Shared/Postgres"),
         .target(
             name: "Messaging",
-            dependencies: ["CRabbitMQ", "Postgres", "Contracts", .logging, .nioPosix, .nioConcurrency, .serviceLifecycle],
+            dependencies: [
+                "CRabbitMQ", "Postgres", "Contracts", .logging, .nioPosix, .nioConcurrency, .serviceLifecycle,
+            ],
             path: "Shared/Messaging", resources: [.copy("Migrations")]),
         .target(name: "Contracts", path: "Shared/Contracts"),
         .target(
@@ -78,7 +80,9 @@ let package = Package(
         // library that the benchmark shares.
         .executableTarget(
             name: "Places",
-            dependencies: ["PlaceCatalog", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .argumentParser],
+            dependencies: [
+                "PlaceCatalog", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .argumentParser,
+            ],
             path: "Services/Places", exclude: ["Catalog"], resources: [.copy("openapi.yaml")]),
         .target(
             name: "PlaceCatalog",
@@ -98,7 +102,9 @@ let package = Package(
             resources: [.copy("openapi.yaml")]),
         .target(
             name: "MatchingCore",
-            dependencies: ["ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging, .serviceLifecycle],
+            dependencies: [
+                "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging, .serviceLifecycle,
+            ],
             path: "Services/Matching/Core", resources: [.copy("Migrations")]),
         .target(
             name: "Delivery",
@@ -153,7 +159,8 @@ let package = Package(
         .executableTarget(
             name: "LoadGenerator",
             dependencies: [
-                "BenchmarkSupport", "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency, .argumentParser, .histogram,
+                "BenchmarkSupport", "ServiceKit", "Postgres", "Messaging", .logging, .nioConcurrency, .argumentParser,
+                .histogram,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -194,14 +201,16 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "Postgres", "Messaging", "ServiceKit", .logging, .hummingbird,
-                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], path: "Tests/PostgresTests",
             exclude: ["Migrations"]),
         .testTarget(
-            name: "MessagingTests", dependencies: ["Messaging", "Postgres", "Contracts", "TestSupport", .serviceLifecycle],
+            name: "MessagingTests",
+            dependencies: ["Messaging", "Postgres", "Contracts", "TestSupport", .serviceLifecycle],
             path: "Tests/MessagingTests", exclude: ["Migrations"]),
         .testTarget(
             name: "AccountsTests",
@@ -222,7 +231,8 @@ let package = Package(
         .testTarget(
             name: "MatchingTests",
             dependencies: [
-                "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "TestSupport", "ServiceKit", "Messaging", "Postgres",
+                "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "TestSupport", "ServiceKit",
+                "Messaging", "Postgres",
                 "Contracts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -231,7 +241,8 @@ let package = Package(
         .testTarget(
             name: "MediaTests",
             dependencies: [
-                "Media", "MediaStorage", "MediaImaging", "TestSupport", "ServiceKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "Media", "MediaStorage", "MediaImaging", "TestSupport", "ServiceKit",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/MediaTests", exclude: ["Fixtures"]),
         .testTarget(

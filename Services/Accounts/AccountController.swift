@@ -80,7 +80,8 @@ struct AccountController: Sendable {
         guard let campus = campuses.campus(forDomain: domain) else { throw AccountError.unknownCampus(domain: domain) }
         try AccountRules.validatePassword(input.password)
         let name = try AccountRules.normalizedName(input.name)
-        let addressKey = "signup:\(request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor))"
+        let addressKey =
+            "signup:\(request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor))"
         let throttle = settings.signUpsPerAddress
         let recent = try await repository.recentEvents(keys: [addressKey], window: throttle.window)
         if let seconds = throttle.retryAfter(recent[addressKey]) {
@@ -88,7 +89,8 @@ struct AccountController: Sendable {
         }
         try await repository.recordEvent(keys: [addressKey], window: throttle.window)
         let passwordHash = try await hasher.hash(input.password)
-        let code = settings.requiresEmailVerification || settings.sendsVerificationCodes ? Self.newVerificationCode() : nil
+        let code =
+            settings.requiresEmailVerification || settings.sendsVerificationCodes ? Self.newVerificationCode() : nil
         let account = try await repository.createAccount(
             email: email, passwordHash: passwordHash, name: name, campus: campus.domain,
             isVerified: false,

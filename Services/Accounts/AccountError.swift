@@ -23,13 +23,15 @@ enum AccountError: ProblemConvertible {
                 detail: "\(domain) is not the email domain of a campus Tarrare serves; see GET /v1/campuses.",
                 field: "email", type: "/problems/unknown-campus")
         case .emailTaken:
-            Problem(.conflict, title: "Email taken", detail: "An account with this email already exists.", field: "email")
+            Problem(
+                .conflict, title: "Email taken", detail: "An account with this email already exists.", field: "email")
         case .invalidCredentials:
             Problem(.unauthorized, title: "Invalid credentials", detail: "The email or the password is wrong.")
         case .emailNotVerified:
             Problem(
                 .forbidden, title: "Email not verified",
-                detail: "Confirm your email with the code we sent before logging in.", type: "/problems/email-not-verified")
+                detail: "Confirm your email with the code we sent before logging in.",
+                type: "/problems/email-not-verified")
         case .invalidVerificationCode:
             Problem(.badRequest, title: "Invalid code", detail: "The code is wrong or has expired.", field: "code")
         case .invalidRefreshToken:

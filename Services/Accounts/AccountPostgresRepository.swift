@@ -131,7 +131,8 @@ struct AccountPostgresRepository: Sendable {
             else { return nil }
             let userId = try pending.decode("user_id", as: UUID.self)
             let matches = try pending.decode("code_hash", as: Data.self) == codeHash
-            guard matches, try pending.decode("fresh", as: Bool.self), try pending.decode("failed_attempts", as: Int.self) < 5
+            guard matches, try pending.decode("fresh", as: Bool.self),
+                try pending.decode("failed_attempts", as: Int.self) < 5
             else {
                 try connection.query(
                     "UPDATE email_verifications SET failed_attempts = failed_attempts + 1 WHERE user_id = \(userId)")
@@ -270,7 +271,8 @@ extension AccountPostgresRepository {
     static var mediaHandlers: EventHandlers {
         var handlers = EventHandlers()
         handlers.on(MediaStored.self, from: "media") { event, connection in
-            try applyImage(event.mediaId, owner: event.ownerId, isDeleted: false, version: event.version, on: connection)
+            try applyImage(
+                event.mediaId, owner: event.ownerId, isDeleted: false, version: event.version, on: connection)
         }
         handlers.on(MediaDeleted.self, from: "media") { event, connection in
             try applyImage(event.mediaId, owner: event.ownerId, isDeleted: true, version: event.version, on: connection)

@@ -52,7 +52,8 @@ struct TokenIssuer: Sendable {
     /// The JSON Web Key Set that verifies access tokens.
     var jwks: JWKSet {
         JWKSet(keys: [
-            .init(kty: "OKP", crv: "Ed25519", x: publicKey.rawRepresentation.base64URLEncoded, kid: Self.keyId(publicKey))
+            .init(
+                kty: "OKP", crv: "Ed25519", x: publicKey.rawRepresentation.base64URLEncoded, kid: Self.keyId(publicKey))
         ])
     }
 

@@ -26,20 +26,6 @@ struct ConversationSummary: Encodable, Sendable, Equatable {
         case isOpen = "open"
     }
 
-    init(
-        id: UUID, matchId: UUID, flow: String, subject: String, isOpen: Bool, otherMembers: [Member],
-        lastMessage: Message?, unreadCount: Int
-    ) {
-        self.id = id
-        self.matchId = matchId
-        self.flow = flow
-        self.subject = subject
-        self.isOpen = isOpen
-        self.otherMembers = otherMembers
-        self.lastMessage = lastMessage
-        self.unreadCount = unreadCount
-    }
-
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)

@@ -35,7 +35,8 @@ struct ConversationController: Sendable {
     }
 
     func list(request: Request, context: ServiceRequestContext) async throws -> ConversationList {
-        ConversationList(conversations: try await repository.openConversations(of: try context.requireIdentity().userId))
+        ConversationList(
+            conversations: try await repository.openConversations(of: try context.requireIdentity().userId))
     }
 
     func history(request: Request, context: ServiceRequestContext) async throws -> MessagePage {
@@ -60,7 +61,8 @@ struct ConversationController: Sendable {
     func markRead(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
         let identity = try context.requireIdentity()
         let input = try await request.decodeJSON(as: ReadRequest.self, context: context)
-        try await repository.markRead(conversationId: try context.conversationId(), userId: identity.userId, messageId: input.messageId)
+        try await repository.markRead(
+            conversationId: try context.conversationId(), userId: identity.userId, messageId: input.messageId)
         return .noContent
     }
 }

@@ -35,7 +35,8 @@ struct ConversationPostgresRepository: Sendable {
                 isOpen: try row.decode("open"), otherMembers: others,
                 lastMessage: try lastId.map {
                     Message(
-                        id: $0, conversationId: id, senderId: try row.decode("last_sender"), text: try row.decode("last_text"),
+                        id: $0, conversationId: id, senderId: try row.decode("last_sender"),
+                        text: try row.decode("last_text"),
                         sentAt: try row.decode("last_sent_at"))
                 },
                 unreadCount: try row.decode("unread"))
@@ -59,7 +60,9 @@ struct ConversationPostgresRepository: Sendable {
 
     /// Sends a message, or returns the one already sent with this id by this sender. The second value says
     /// whether it was new.
-    func send(id: UUID, conversationId: UUID, sender: UUID, senderName: String, text: String) async throws -> (Message, Bool) {
+    func send(id: UUID, conversationId: UUID, sender: UUID, senderName: String, text: String) async throws -> (
+        Message, Bool
+    ) {
         try await database.transaction { connection in
             guard let membership = try Self.membership(conversationId, sender, on: connection, lock: true) else {
                 throw ChatError.notFound
@@ -67,7 +70,9 @@ struct ConversationPostgresRepository: Sendable {
             if let existing = try connection.query(
                 "SELECT id, conversation_id, sender_id, text, sent_at FROM messages WHERE id = \(id)"
             ).first.map(Message.init) {
-                guard existing.senderId == sender, existing.conversationId == conversationId else { throw ChatError.idTaken }
+                guard existing.senderId == sender, existing.conversationId == conversationId else {
+                    throw ChatError.idTaken
+                }
                 return (existing, false)
             }
             guard membership.isOpen else { throw ChatError.closed }
@@ -91,16 +96,20 @@ struct ConversationPostgresRepository: Sendable {
     func markRead(conversationId: UUID, userId: UUID, messageId: UUID) async throws {
         try await database.transaction { connection in
             guard try Self.membership(conversationId, userId, on: connection) != nil else { throw ChatError.notFound }
-            guard let seq: Int64 = try connection.query(
-                "SELECT seq FROM messages WHERE id = \(messageId) AND conversation_id = \(conversationId)"
-            ).first?.decode("seq") else {
+            guard
+                let seq: Int64 = try connection.query(
+                    "SELECT seq FROM messages WHERE id = \(messageId) AND conversation_id = \(conversationId)"
+                ).first?.decode("seq")
+            else {
                 throw ChatError.invalid(field: "messageId", "No such message in this conversation.")
             }
             try Self.markRead(conversationId, userId: userId, throughSeq: seq, on: connection)
         }
     }
 
-    private static func markRead(_ conversationId: UUID, userId: UUID, throughSeq seq: Int64, on connection: PostgresConnection) throws {
+    private static func markRead(
+        _ conversationId: UUID, userId: UUID, throughSeq seq: Int64, on connection: PostgresConnection
+    ) throws {
         try connection.query(
             """
             INSERT INTO read_markers (conversation_id, user_id, last_read_seq) VALUES (\(conversationId), \(userId), \(seq))
@@ -113,7 +122,9 @@ struct ConversationPostgresRepository: Sendable {
         var otherMembers: [UUID]
     }
 
-    private static func membership(_ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection, lock: Bool = false)
+    private static func membership(
+        _ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection, lock: Bool = false
+    )
         throws -> Membership?
     {
         try connection.query(
@@ -128,7 +139,9 @@ struct ConversationPostgresRepository: Sendable {
         ).first.map { row in
             Membership(
                 isOpen: try row.decode("open"),
-                otherMembers: try row.decode("others", as: String.self).split(separator: ",").compactMap { UUID(uuidString: String($0)) })
+                otherMembers: try row.decode("others", as: String.self).split(separator: ",").compactMap {
+                    UUID(uuidString: String($0))
+                })
         }
     }
 
@@ -144,11 +157,13 @@ struct ConversationPostgresRepository: Sendable {
             """)
         guard !inserted.isEmpty else { return }
         for (position, member) in match.members.enumerated() {
-            try addMember(match.matchId, member.userId, name: member.name, role: member.role, position: position, on: connection)
+            try addMember(
+                match.matchId, member.userId, name: member.name, role: member.role, position: position, on: connection)
         }
         try Outbox.append(
             ConversationOpened(
-                conversationId: match.matchId, matchId: match.matchId, memberIds: match.members.map(\.userId), version: 1),
+                conversationId: match.matchId, matchId: match.matchId, memberIds: match.members.map(\.userId),
+                version: 1),
             on: connection)
     }
 
@@ -168,12 +183,14 @@ struct ConversationPostgresRepository: Sendable {
             try addMember(match.matchId, userId, name: "", role: "", position: position, on: connection)
         }
         try Outbox.append(
-            ConversationClosed(conversationId: match.matchId, matchId: match.matchId, memberIds: match.memberIds, version: 2),
+            ConversationClosed(
+                conversationId: match.matchId, matchId: match.matchId, memberIds: match.memberIds, version: 2),
             on: connection)
     }
 
     private static func addMember(
-        _ conversationId: UUID, _ userId: UUID, name: String, role: String, position: Int, on connection: PostgresConnection
+        _ conversationId: UUID, _ userId: UUID, name: String, role: String, position: Int,
+        on connection: PostgresConnection
     ) throws {
         try connection.query(
             """

@@ -23,7 +23,8 @@ let matchingFlows: [any MatchingFlow.Type] = [
 func buildApplication(
     _ configuration: ServiceConfiguration, logger: Logger, flows: [any MatchingFlow.Type] = matchingFlows
 ) async throws -> some ApplicationProtocol {
-    let schedulerInterval = try EnvironmentReader(values: configuration.environment)
+    let schedulerInterval =
+        try EnvironmentReader(values: configuration.environment)
         .double("SCHEDULER_INTERVAL_SECONDS", in: 0.05...60) ?? 0.5
     var builder = try await ServiceBuilder(
         configuration, logger: logger,

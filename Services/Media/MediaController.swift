@@ -30,7 +30,8 @@ struct MediaController: Sendable {
         let identity = try context.requireIdentity()
         guard let declared = request.headers[.contentType], declared.lowercased().hasPrefix("image/") else {
             throw MediaError.invalid(
-                field: "Content-Type", "Send the image's bytes as the body with Content-Type image/jpeg, image/png or image/webp.")
+                field: "Content-Type",
+                "Send the image's bytes as the body with Content-Type image/jpeg, image/png or image/webp.")
         }
         let key = try idempotencyKey(request)
         var request = request
@@ -39,7 +40,8 @@ struct MediaController: Sendable {
             Data(body.readableBytesView), owner: identity.userId, campus: identity.campus, idempotencyKey: key)
         return EditedResponse(
             status: isNew ? .created : .ok, headers: [.location: "/v1/media/\(record.id.uuidString.lowercased())"],
-            response: Uploaded(id: record.id, width: record.width, height: record.height, contentType: record.contentType))
+            response: Uploaded(
+                id: record.id, width: record.width, height: record.height, contentType: record.contentType))
     }
 
     func read(request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -65,7 +67,8 @@ struct MediaController: Sendable {
     func idempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[.init("Idempotency-Key")!] else { return nil }
         guard (1...200).contains(key.count), key.unicodeScalars.allSatisfy({ (0x21...0x7e).contains($0.value) }) else {
-            throw MediaError.invalid(field: "Idempotency-Key", "Idempotency-Key is 1 to 200 printable ASCII characters.")
+            throw MediaError.invalid(
+                field: "Idempotency-Key", "Idempotency-Key is 1 to 200 printable ASCII characters.")
         }
         return key
     }

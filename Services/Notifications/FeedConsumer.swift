@@ -20,12 +20,16 @@ enum FeedConsumer {
         }
         // Typing hints go to a conversation's members, so notifications keeps who they are.
         handlers.on(ConversationOpened.self, from: "chat") { event, connection in
-            try FeedPostgresRepository.setConversation(event.conversationId, members: event.memberIds, isOpen: true, on: connection)
-            try appendToFeeds(type: ConversationOpened.type, body: try ServiceJSON.encoder.encode(event), on: connection)
+            try FeedPostgresRepository.setConversation(
+                event.conversationId, members: event.memberIds, isOpen: true, on: connection)
+            try appendToFeeds(
+                type: ConversationOpened.type, body: try ServiceJSON.encoder.encode(event), on: connection)
         }
         handlers.on(ConversationClosed.self, from: "chat") { event, connection in
-            try FeedPostgresRepository.setConversation(event.conversationId, members: event.memberIds, isOpen: false, on: connection)
-            try appendToFeeds(type: ConversationClosed.type, body: try ServiceJSON.encoder.encode(event), on: connection)
+            try FeedPostgresRepository.setConversation(
+                event.conversationId, members: event.memberIds, isOpen: false, on: connection)
+            try appendToFeeds(
+                type: ConversationClosed.type, body: try ServiceJSON.encoder.encode(event), on: connection)
         }
         return handlers
     }
@@ -38,7 +42,8 @@ enum FeedConsumer {
     /// One entry per recipient, its data the event without `recipients`; an event that names none changes nothing.
     /// A body that is no JSON object throws, so that the message is dead-lettered.
     static func appendToFeeds(type: String, body: Data, on connection: PostgresConnection) throws {
-        guard let recipients = try JSONDecoder().decode(Addressed.self, from: body).recipients, !recipients.isEmpty else {
+        guard let recipients = try JSONDecoder().decode(Addressed.self, from: body).recipients, !recipients.isEmpty
+        else {
             return
         }
         let data: String = try connection.query(

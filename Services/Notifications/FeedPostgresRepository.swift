@@ -10,7 +10,9 @@ struct FeedPostgresRepository: Sendable {
     /// Appends an entry to the user's feed and, through the outbox, sends it live to whichever replica holds the
     /// user's socket. Returns its seq.
     @discardableResult
-    static func append(to userId: UUID, type: String, dataJSON: String, on connection: PostgresConnection) throws -> Int64 {
+    static func append(to userId: UUID, type: String, dataJSON: String, on connection: PostgresConnection) throws
+        -> Int64
+    {
         let seq: Int64 = try connection.query(
             """
             INSERT INTO feed_heads (user_id, last_seq) VALUES (\(userId), 1)
@@ -22,7 +24,8 @@ struct FeedPostgresRepository: Sendable {
         ).first!.decode("created_at")
         try Outbox.append(
             json: JSONText(raw: FeedEntry.frame(seq: seq, type: type, at: at, dataJSON: dataJSON)), type: "feed.entry",
-            aggregateId: userId, version: seq, exchange: FeedRouting.liveExchange, routingKey: FeedRouting.liveKey(userId),
+            aggregateId: userId, version: seq, exchange: FeedRouting.liveExchange,
+            routingKey: FeedRouting.liveKey(userId),
             on: connection)
         return seq
     }
@@ -38,7 +41,9 @@ struct FeedPostgresRepository: Sendable {
             let seq: Int64 = try row.decode("seq")
             return FeedEntry(
                 seq: seq,
-                frame: FeedEntry.frame(seq: seq, type: try row.decode("type"), at: try row.decode("created_at"), dataJSON: try row.decode("data")))
+                frame: FeedEntry.frame(
+                    seq: seq, type: try row.decode("type"), at: try row.decode("created_at"),
+                    dataJSON: try row.decode("data")))
         }
     }
 
@@ -94,9 +99,11 @@ struct FeedPostgresRepository: Sendable {
 
     /// The other members of an open conversation the user belongs to; empty for anyone else.
     func otherMembers(of conversationId: UUID, besides userId: UUID) async throws -> [UUID] {
-        guard let row = try await database.query(
-            "SELECT member_ids::text AS members FROM conversations WHERE id = \(conversationId) AND is_open AND \(userId) = ANY(member_ids)"
-        ).first else { return [] }
+        guard
+            let row = try await database.query(
+                "SELECT member_ids::text AS members FROM conversations WHERE id = \(conversationId) AND is_open AND \(userId) = ANY(member_ids)"
+            ).first
+        else { return [] }
         let members: String = try row.decode("members")
         return members.trimmingCharacters(in: CharacterSet(charactersIn: "{}")).split(separator: ",")
             .compactMap { UUID(uuidString: String($0)) }.filter { $0 != userId }

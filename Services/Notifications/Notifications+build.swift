@@ -19,7 +19,8 @@ func buildApplication(
             service: "notifications", handlers: FeedConsumer.handlers, otherExchanges: [FeedRouting.liveExchange]),
         bundle: .module)
     let live = LiveChannel(
-        exchange: FeedRouting.liveExchange, amqpURL: configuration.amqpURL, status: builder.brokerStatus, logger: logger)
+        exchange: FeedRouting.liveExchange, amqpURL: configuration.amqpURL, status: builder.brokerStatus, logger: logger
+    )
     let repository = FeedPostgresRepository(database: builder.database)
     let dispatcher = PushDispatcher(
         repository: repository, sender: pushSender ?? LogPushSender(logger: logger), grace: pushGrace, logger: logger)
@@ -32,5 +33,6 @@ func buildApplication(
     builder.addServices(live, dispatcher)
     return try builder.build(
         server: .http1WebSocketUpgrade(
-            webSocketRouter: streamRouter, configuration: .init(ws: .init(autoPing: .enabled(timePeriod: .seconds(20))))))
+            webSocketRouter: streamRouter, configuration: .init(ws: .init(autoPing: .enabled(timePeriod: .seconds(20))))
+        ))
 }

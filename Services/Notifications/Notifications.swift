@@ -4,6 +4,7 @@ import ServiceKit
 @main
 struct Notifications {
     static func main() async {
-        await ServiceMain.run(service: "notifications", defaultPort: 8085, build: { try await buildApplication($0, logger: $1) })
+        await ServiceMain.run(
+            service: "notifications", defaultPort: 8085, build: { try await buildApplication($0, logger: $1) })
     }
 }

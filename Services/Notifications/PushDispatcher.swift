@@ -12,7 +12,9 @@ struct LogPushSender: PushSender {
     let logger: Logger
 
     func send(to token: String, userId: UUID, type: String, seq: Int64) async throws {
-        logger.info("push", metadata: ["userId": "\(userId)", "token": "\(token.prefix(8))…", "type": "\(type)", "seq": "\(seq)"])
+        logger.info(
+            "push",
+            metadata: ["userId": "\(userId)", "token": "\(token.prefix(8))…", "type": "\(type)", "seq": "\(seq)"])
     }
 }
 
@@ -34,7 +36,8 @@ struct PushDispatcher: Service {
                         } catch {
                             // NB: not retried: a push is a courtesy; the entry stays in the feed for the next connect.
                             logger.warning(
-                                "push failed", metadata: ["userId": "\(push.userId)", "seq": "\(push.seq)", "error": "\(error)"])
+                                "push failed",
+                                metadata: ["userId": "\(push.userId)", "seq": "\(push.seq)", "error": "\(error)"])
                         }
                     }
                 }

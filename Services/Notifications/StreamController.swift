@@ -24,7 +24,8 @@ struct StreamController: Sendable {
             .get("/v1/stream") { request, _ -> Response in
                 _ = try FeedRules.after(request.uri.queryParameters.get("after"))
                 throw Problem(
-                    .upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.", headers: [.upgrade: "websocket"])
+                    .upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.",
+                    headers: [.upgrade: "websocket"])
             }
         group.post("/v1/devices", use: registerDevice)
     }
@@ -38,10 +39,13 @@ struct StreamController: Sendable {
             else { return .dontUpgrade }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
-            guard let token = context.request.streamToken, let identity = try? await verifier.verify(token) else { return }
+            guard let token = context.request.streamToken, let identity = try? await verifier.verify(token) else {
+                return
+            }
             connections.increment()
             let after = (try? FeedRules.after(context.request.uri.queryParameters.get("after"))) ?? 0
-            try await stream(identity.userId, after: after, inbound: inbound, outbound: outbound, logger: context.logger)
+            try await stream(
+                identity.userId, after: after, inbound: inbound, outbound: outbound, logger: context.logger)
         }
     }
 
@@ -76,11 +80,14 @@ struct StreamController: Sendable {
             var type: String
             var conversationId: UUID?
         }
-        guard let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(text.utf8)), message.type == "typing",
+        guard let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(text.utf8)),
+            message.type == "typing",
             let conversationId = message.conversationId
         else { return }
-        let expiresAt = Date().addingTimeInterval(5).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        let hint = #"{"type":"typing","data":{"conversationId":"\#(conversationId.uuidString)","userId":"\#(userId.uuidString)","expiresAt":"\#(expiresAt)"}}"#
+        let expiresAt = Date().addingTimeInterval(5).formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let hint =
+            #"{"type":"typing","data":{"conversationId":"\#(conversationId.uuidString)","userId":"\#(userId.uuidString)","expiresAt":"\#(expiresAt)"}}"#
         for member in try await repository.otherMembers(of: conversationId, besides: userId) {
             hub.sendHint(to: member, body: Data(hint.utf8))
         }
@@ -112,7 +119,8 @@ struct StreamController: Sendable {
     }
 
     /// `POST /v1/devices {token, platform}`: where to push when the user has no socket open.
-    func registerDevice(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DeviceResponse> {
+    func registerDevice(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DeviceResponse>
+    {
         let identity = try context.requireIdentity()
         let input = try await request.decodeJSON(as: DeviceRequest.self, context: context)
         guard (1...4096).contains(input.token.count) else {
@@ -121,7 +129,8 @@ struct StreamController: Sendable {
         guard ["ios", "android", "web"].contains(input.platform) else {
             throw NotificationError.invalid(field: "platform", "platform is ios, android or web.")
         }
-        let id = try await repository.registerDevice(userId: identity.userId, token: input.token, platform: input.platform)
+        let id = try await repository.registerDevice(
+            userId: identity.userId, token: input.token, platform: input.platform)
         return EditedResponse(status: .created, response: DeviceResponse(id: id))
     }
 }

@@ -40,7 +40,9 @@ final class StreamHub: Sendable {
     }
 
     private func deliver(routingKey: String, body: Data) {
-        guard routingKey.hasPrefix("user."), let userId = UUID(uuidString: String(routingKey.dropFirst(5))) else { return }
+        guard routingKey.hasPrefix("user."), let userId = UUID(uuidString: String(routingKey.dropFirst(5))) else {
+            return
+        }
         for continuation in sessions.withLockedValue({ Array(($0[userId] ?? [:]).values) }) {
             continuation.yield(body)
         }

@@ -29,7 +29,8 @@ struct PlaceController: Sendable {
         let limit = try PlaceQuery.limit(parameters.get("limit"))
         let near = try PlaceQuery.near(parameters.get("near")) ?? center(of: identity.campus)
         return PlaceList(
-            places: try await repository.search(text: text, near: near, campus: identity.campus, kind: kind, limit: limit))
+            places: try await repository.search(
+                text: text, near: near, campus: identity.campus, kind: kind, limit: limit))
     }
 
     /// `GET /v1/places/nearby?lat=&lon=&radius=&kind=&limit=`
@@ -43,7 +44,8 @@ struct PlaceController: Sendable {
         let kind = try PlaceQuery.kind(parameters.get("kind"))
         let limit = try PlaceQuery.limit(parameters.get("limit"), default: 20)
         return PlaceList(
-            places: try await repository.nearby(point, radius: radius, campus: identity.campus, kind: kind, limit: limit))
+            places: try await repository.nearby(
+                point, radius: radius, campus: identity.campus, kind: kind, limit: limit))
     }
 
     /// `GET /v1/places/{id}`; another campus's place is 404 like a missing one.

@@ -49,12 +49,14 @@ struct Import: AsyncParsableCommand {
             if let campus {
                 guard let named = campuses.campus(forDomain: campus) else {
                     throw ValidationError(
-                        "--campus \(campus) is not a campus; campuses: \(campuses.all.map(\.domain).joined(separator: ", "))")
+                        "--campus \(campus) is not a campus; campuses: \(campuses.all.map(\.domain).joined(separator: ", "))"
+                    )
                 }
                 forcedCampus = named
             }
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
-            let database = try await openDatabase(configuration, migrations: PlacePostgresRepository.migrations, logger: logger)
+            let database = try await openDatabase(
+                configuration, migrations: PlacePostgresRepository.migrations, logger: logger)
             let importer = PlaceImporter(repository: PlacePostgresRepository(database: database), campuses: campuses)
             let start = ContinuousClock.now
             let summary: PlaceImporter.Summary

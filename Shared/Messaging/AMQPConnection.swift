@@ -102,7 +102,8 @@ final class AMQPConnection {
 
     /// Declares an exclusive, server-named queue that lives as long as this connection.
     func declareExclusiveQueue() throws -> String {
-        let reply = amqp_queue_declare(state, channel, tarrare_amqp_empty_bytes(), 0, 0, 1, 1, tarrare_amqp_empty_table())
+        let reply = amqp_queue_declare(
+            state, channel, tarrare_amqp_empty_bytes(), 0, 0, 1, 1, tarrare_amqp_empty_table())
         try Self.check(amqp_get_rpc_reply(state), "queue.declare exclusive")
         guard let reply else { throw AMQPError("queue.declare returned nothing") }
         return String(bytes: reply.pointee.queue)
@@ -146,7 +147,8 @@ final class AMQPConnection {
             return message.body.withUnsafeBytes { body in
                 let bytes = amqp_bytes_t(len: body.count, bytes: UnsafeMutableRawPointer(mutating: body.baseAddress))
                 return amqp_basic_publish(
-                    state, channel, strings.bytes(message.exchange), strings.bytes(message.routingKey), mandatory ? 1 : 0, 0,
+                    state, channel, strings.bytes(message.exchange), strings.bytes(message.routingKey),
+                    mandatory ? 1 : 0, 0,
                     &properties, bytes)
             }
         }
@@ -169,7 +171,8 @@ final class AMQPConnection {
         let deadline = Date().addingTimeInterval(timeout)
         func settle(_ tag: UInt64, multiple: Bool, refused: Bool) {
             if multiple {
-                for pending in (confirmedThrough + 1)...max(tag, confirmedThrough + 1) where !confirmed.contains(pending) {
+                for pending in (confirmedThrough + 1)...max(tag, confirmedThrough + 1)
+                where !confirmed.contains(pending) {
                     if refused { nacked.insert(pending) }
                     confirmed.insert(pending)
                 }
@@ -211,7 +214,8 @@ final class AMQPConnection {
                 throw AMQPError("channel closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
             case AMQP_CONNECTION_CLOSE_METHOD:
                 let close = method.decoded.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
-                throw AMQPError("connection closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+                throw AMQPError(
+                    "connection closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
             default:
                 continue
             }
@@ -228,7 +232,8 @@ final class AMQPConnection {
             throw AMQPError("connection lost: \(Self.describe(status: status))")
         }
         if status == AMQP_STATUS_OK.rawValue, frame.frame_type == UInt8(AMQP_FRAME_METHOD),
-            frame.payload.method.id == AMQP_CONNECTION_CLOSE_METHOD || frame.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD
+            frame.payload.method.id == AMQP_CONNECTION_CLOSE_METHOD
+                || frame.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD
         {
             throw AMQPError("broker closed the connection")
         }
@@ -314,10 +319,13 @@ final class AMQPConnection {
             switch reply.reply.id {
             case AMQP_CONNECTION_CLOSE_METHOD:
                 let close = reply.reply.decoded.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
-                throw AMQPError("\(action): connection closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+                throw AMQPError(
+                    "\(action): connection closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code)
+                )
             case AMQP_CHANNEL_CLOSE_METHOD:
                 let close = reply.reply.decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
-                throw AMQPError("\(action): channel closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
+                throw AMQPError(
+                    "\(action): channel closed: \(String(bytes: close.reply_text))", replyCode: Int(close.reply_code))
             default:
                 throw AMQPError("\(action): unexpected server method \(reply.reply.id)")
             }
@@ -379,12 +387,13 @@ final class CStrings {
     }
 
     deinit {
-        copies.forEach { free($0) }
+        for copy in copies { free(copy) }
     }
 }
 
 /// Calls `body` with an AMQP table built from `entries`, whose strings live in `strings`.
-private func withTable<R>(_ entries: [(String, AMQPFieldValue)], _ strings: CStrings, _ body: (amqp_table_t) -> R) -> R {
+private func withTable<R>(_ entries: [(String, AMQPFieldValue)], _ strings: CStrings, _ body: (amqp_table_t) -> R) -> R
+{
     var tableEntries = entries.map { key, value -> amqp_table_entry_t in
         var field = amqp_field_value_t()
         switch value {

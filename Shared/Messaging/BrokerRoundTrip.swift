@@ -53,7 +53,8 @@ public struct BrokerRoundTrip: Sendable {
             let messageId = UUID().uuidString
             let tag = try publisher.publish(
                 OutgoingMessage(
-                    exchange: "", routingKey: queue, messageId: messageId, type: "benchmark.round-trip", timestamp: Date(),
+                    exchange: "", routingKey: queue, messageId: messageId, type: "benchmark.round-trip",
+                    timestamp: Date(),
                     body: body))
             let (nacked, returned) = try publisher.waitForConfirms(from: tag, through: tag, timeout: 10)
             guard nacked.isEmpty, returned.isEmpty else { throw AMQPError("the broker refused a round-trip message") }

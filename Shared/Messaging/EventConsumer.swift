@@ -29,7 +29,8 @@ public struct EventHandlers: Sendable {
     /// Applies `handler` to every event `producer` publishes that has no handler of its own, with its type and
     /// JSON, for a consumer that needs to know no type (a feed).
     public mutating func onEveryEvent(
-        from producer: String, _ handler: @escaping @Sendable (_ type: String, _ body: Data, PostgresConnection) throws -> Void
+        from producer: String,
+        _ handler: @escaping @Sendable (_ type: String, _ body: Data, PostgresConnection) throws -> Void
     ) {
         subscriptions[producer, default: []].insert("#")
         everyType[Topology.exchange(of: producer)] = handler
@@ -150,7 +151,8 @@ public struct EventConsumer: Service {
         guard let queue = topology.queues.first(where: { $0.exchange == delivery.exchange }) else { return }
         try broker.unbindQueue(queue.name, exchange: delivery.exchange, routingKey: delivery.routingKey)
         logger.warning(
-            "removed a binding no handler needs", metadata: ["queue": "\(queue.name)", "type": "\(delivery.routingKey)"])
+            "removed a binding no handler needs",
+            metadata: ["queue": "\(queue.name)", "type": "\(delivery.routingKey)"])
     }
 
     /// Applies deliveries in order in one transaction, each with its inbox row: one commit for what arrived
@@ -189,7 +191,8 @@ public struct EventConsumer: Service {
     /// The message id and handler of a delivery, or what to do with one that can never be applied (logged).
     private func resolve(_ delivery: Delivery) -> Resolution {
         guard let messageId = delivery.messageId.flatMap(UUID.init(uuidString:)) else {
-            logger.error("dead-lettering a message without a UUID message_id", metadata: ["type": "\(delivery.routingKey)"])
+            logger.error(
+                "dead-lettering a message without a UUID message_id", metadata: ["type": "\(delivery.routingKey)"])
             return .skip(.deadLetter)
         }
         guard let handler = topology.handlers.handler(for: delivery) else { return .skip(.unwanted) }
@@ -225,7 +228,9 @@ public struct EventConsumer: Service {
             // NB: the broker dead-letters once a message has been returned more than `limit` times.
             let isLast = delivery.deliveryCount >= limit
             logger.error(
-                isLast ? "handler failed for the last time; the broker dead-letters the message" : "handler failed; retrying",
+                isLast
+                    ? "handler failed for the last time; the broker dead-letters the message"
+                    : "handler failed; retrying",
                 metadata: ["error": "\(error)", "deliveryCount": "\(delivery.deliveryCount)"])
             return .retry
         }

@@ -12,7 +12,8 @@ public enum Outbox {
     {
         let type = type(of: event)
         try append(
-            json: try JSONText(event), type: type.type, schemaVersion: type.schemaVersion, aggregateId: event.aggregateId,
+            json: try JSONText(event), type: type.type, schemaVersion: type.schemaVersion,
+            aggregateId: event.aggregateId,
             version: event.version, traceparent: traceparent, on: connection)
     }
 
@@ -20,7 +21,8 @@ public enum Outbox {
     /// service's own exchange and the type (live notifications to one user).
     public static func append(
         json: JSONText, type: String, schemaVersion: Int = 1, aggregateId: UUID, version: Int64,
-        exchange: String? = nil, routingKey: String? = nil, traceparent: String? = nil, on connection: PostgresConnection
+        exchange: String? = nil, routingKey: String? = nil, traceparent: String? = nil,
+        on connection: PostgresConnection
     ) throws {
         try connection.query(
             """

@@ -46,7 +46,8 @@ public struct OutboxRelay: Service {
                 var pruning = HourlyPrune()
                 while !loop.isStopping {
                     if !isActive {
-                        isActive = try database.query("SELECT pg_try_advisory_lock(\(Self.lockKey)) AS locked")
+                        isActive =
+                            try database.query("SELECT pg_try_advisory_lock(\(Self.lockKey)) AS locked")
                             .first?.decode("locked", as: Bool.self) ?? false
                         if isActive {
                             try database.query("LISTEN \(unescaped: Outbox.channel)")
@@ -93,10 +94,12 @@ public struct OutboxRelay: Service {
             }
             lastTag = try broker.publish(
                 OutgoingMessage(
-                    exchange: exchange ?? Topology.exchange(of: topology.service), routingKey: try row.decode("routing_key") ?? type,
+                    exchange: exchange ?? Topology.exchange(of: topology.service),
+                    routingKey: try row.decode("routing_key") ?? type,
                     messageId: id.uuidString.lowercased(),
                     type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
-                    traceparent: try row.decode("traceparent"), body: Data(try row.decode("payload", as: String.self).utf8)))
+                    traceparent: try row.decode("traceparent"),
+                    body: Data(try row.decode("payload", as: String.self).utf8)))
             firstTag = firstTag ?? lastTag
             ids.append(id.uuidString)
         }

@@ -64,7 +64,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// restarted has closed it, and the connection is opened again before a job starts on it. (libpq's socket never
     /// blocks here.)
     func reopenIfClosedWhileIdle() -> Bool {
-        guard PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK || socketIsAtEnd else { return false }
+        guard PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK || socketIsAtEnd else {
+            return false
+        }
         PQreset(connection)
         return true
     }
@@ -75,7 +77,8 @@ public final class PostgresConnection: @unchecked Sendable {
         // NB: libpq sends parameters as C strings, so a U+0000 would silently cut the value short. PostgreSQL text
         // cannot hold one anyway: refuse it as the server refuses such bytes.
         if sql.parameters.contains(where: { $0?.utf8.contains(0) == true }) {
-            throw PostgresError(sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
+            throw PostgresError(
+                sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
         }
         let result = withCStringArray(sql.parameters) { parameterPointers in
             PQexecParams(
@@ -168,7 +171,7 @@ public struct PostgresNotification: Sendable, Equatable {
 /// Calls `body` with a NULL-terminated C array of the strings (NULL for nil), valid for the call only.
 private func withCStringArray<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
-    defer { pointers.forEach { free($0) } }
+    defer { for pointer in pointers { free(pointer) } }
     pointers.append(nil)
     return body(pointers.map { UnsafePointer($0) })
 }

@@ -37,7 +37,9 @@ public struct PostgresMigrator: Sendable {
                     )
                     """)
             let applied = Set(
-                try connection.query("SELECT version FROM schema_migrations").map { try $0.decode("version", as: String.self) })
+                try connection.query("SELECT version FROM schema_migrations").map {
+                    try $0.decode("version", as: String.self)
+                })
             var appliedNow: [String] = []
             for migration in migrations where !applied.contains(migration.name) {
                 try connection.transaction { connection in

@@ -39,7 +39,9 @@ public final class PostgresPool: Service, Sendable {
     }
 
     /// Runs `body` with a connection on one of the pool's threads.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws
+        -> T
+    {
         try await threads.runIfActive { [idle, logger] in
             guard let connection = idle.withLockedValue({ $0.popLast() }) else {
                 preconditionFailure("more jobs than connections")
@@ -104,7 +106,8 @@ extension PostgresConnection {
         isolation: IsolationLevel = .readCommitted, durable: Bool = true, _ body: (PostgresConnection) throws -> T
     ) throws -> T {
         try execute(
-            script: "BEGIN ISOLATION LEVEL \(isolation.rawValue)" + (durable ? "" : "; SET LOCAL synchronous_commit = off"))
+            script: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
+                + (durable ? "" : "; SET LOCAL synchronous_commit = off"))
         do {
             let value = try body(self)
             try execute(script: "COMMIT")

@@ -19,7 +19,8 @@ public struct Campus: Codable, Sendable, Equatable {
         public var maxLongitude: Double
 
         public func contains(_ point: Point) -> Bool {
-            (minLatitude...maxLatitude).contains(point.latitude) && (minLongitude...maxLongitude).contains(point.longitude)
+            (minLatitude...maxLatitude).contains(point.latitude)
+                && (minLongitude...maxLongitude).contains(point.longitude)
         }
     }
 

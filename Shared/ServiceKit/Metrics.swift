@@ -49,7 +49,9 @@ public struct MetricsMiddleware: RouterMiddleware {
         let route = context.endpointPath ?? "unmatched"
         Counter(
             label: "http_requests_total",
-            dimensions: [("method", request.method.rawValue), ("route", route), ("status", String(response.status.code))],
+            dimensions: [
+                ("method", request.method.rawValue), ("route", route), ("status", String(response.status.code)),
+            ],
             factory: metrics.factory
         ).increment()
         Metrics.Timer(label: "http_request_duration_seconds", dimensions: [("route", route)], factory: metrics.factory)

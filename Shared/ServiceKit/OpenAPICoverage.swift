@@ -8,7 +8,8 @@ public enum OpenAPICoverage {
     public static func gaps(router: Router<ServiceRequestContext>, openAPI: String) -> [String] {
         let served = Set(router.routes.map { "\($0.method.rawValue) \(normalized("\($0.path)"))" })
         let documented = operations(in: openAPI)
-        return (served.subtracting(documented).map { "undocumented: \($0)" }
+        return
+            (served.subtracting(documented).map { "undocumented: \($0)" }
             + documented.subtracting(served).map { "not served: \($0)" }).sorted()
     }
 
@@ -39,7 +40,8 @@ public enum OpenAPICoverage {
     private static func normalized(_ path: String) -> String {
         let trimmed = path.hasPrefix("/") ? path : "/" + path
         return trimmed.split(separator: "/", omittingEmptySubsequences: false).map { component in
-            component.hasPrefix(":") || (component.hasPrefix("{") && component.hasSuffix("}")) ? "{}" : String(component)
+            component.hasPrefix(":") || (component.hasPrefix("{") && component.hasSuffix("}"))
+                ? "{}" : String(component)
         }.joined(separator: "/")
     }
 }

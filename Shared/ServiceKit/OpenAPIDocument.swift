@@ -29,7 +29,8 @@ public enum OpenAPIDocument {
             var section = Section(indent: indent)
             let prefix = String(repeating: " ", count: indent)
             for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-                let isKey = line.hasPrefix(prefix) && line.dropFirst(indent).first.map { $0 != " " && $0 != "#" } == true
+                let isKey =
+                    line.hasPrefix(prefix) && line.dropFirst(indent).first.map { $0 != " " && $0 != "#" } == true
                 if isKey, let colon = line.firstIndex(of: ":") {
                     let key = String(line[line.index(line.startIndex, offsetBy: indent)..<colon])
                     section.header[key] = line

@@ -45,11 +45,13 @@ public struct Problem: Error, HTTPResponseError, Equatable, Sendable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = Body(
-            type: type, title: title, status: Int(status.code), detail: detail, field: field, instance: request.uri.path)
+            type: type, title: title, status: Int(status.code), detail: detail, field: field, instance: request.uri.path
+        )
         var fields = headers
         fields[.contentType] = "application/problem+json"
         return Response(
-            status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try ServiceJSON.encoder.encode(body))))
+            status: status, headers: fields,
+            body: .init(byteBuffer: ByteBuffer(bytes: try ServiceJSON.encoder.encode(body))))
     }
 
     /// The JSON members of a problem.

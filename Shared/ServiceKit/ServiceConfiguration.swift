@@ -34,7 +34,9 @@ public struct ServiceConfiguration: Sendable {
         self.environment = environment
         httpHost = reader.string("HTTP_HOST") ?? "127.0.0.1"
         httpPort = try reader.integer("HTTP_PORT", in: 1...65535) ?? defaultPort
-        postgresURL = try reader.string("POSTGRES_URL", required: isProduction) ?? "postgres://\(service)@127.0.0.1:5432/\(service)"
+        postgresURL =
+            try reader.string("POSTGRES_URL", required: isProduction)
+            ?? "postgres://\(service)@127.0.0.1:5432/\(service)"
         postgresPoolSize = try reader.integer("POSTGRES_POOL_SIZE", in: 1...200) ?? 8
         databaseWaitSeconds = try reader.integer("DATABASE_WAIT_SECONDS", in: 0...86_400) ?? 0
         amqpURL = try reader.string("AMQP_URL", required: isProduction) ?? "amqp://\(service)@127.0.0.1:5672/%2F"

@@ -36,7 +36,8 @@ public struct ProblemMiddleware: RouterMiddleware {
                 case .notFound: "No such resource."
                 default: error.body
                 }
-            return try Problem(error.status, detail: detail, headers: error.headers).response(from: request, context: context)
+            return try Problem(error.status, detail: detail, headers: error.headers).response(
+                from: request, context: context)
         } catch let error as any HTTPResponseError where error.status.code < 500 {
             return try Problem(error.status).response(from: request, context: context)
         } catch {

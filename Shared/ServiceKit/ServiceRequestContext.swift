@@ -110,7 +110,8 @@ extension Problem {
     /// A 400 describing what was wrong with a JSON body.
     init(decoding error: DecodingError) {
         func path(_ codingPath: [any CodingKey]) -> String? {
-            codingPath.isEmpty ? nil : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            codingPath.isEmpty
+                ? nil : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         }
         switch error {
         case .keyNotFound(let key, let context):

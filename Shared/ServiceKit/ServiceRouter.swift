@@ -26,7 +26,9 @@ public func makeServiceRouter(
         guard isDatabaseReady, brokerStatus.isConnected else {
             throw Problem(
                 .serviceUnavailable, title: "Not ready",
-                detail: "database \(isDatabaseReady ? "ok" : "unreachable"), broker \(brokerStatus.isConnected ? "ok" : "unreachable")")
+                detail:
+                    "database \(isDatabaseReady ? "ok" : "unreachable"), broker \(brokerStatus.isConnected ? "ok" : "unreachable")"
+            )
         }
         return ["status": "ok", "database": "ok", "broker": "ok"]
     }
@@ -59,9 +61,9 @@ public func checkDescription(of router: Router<ServiceRequestContext>, against o
     let gaps = OpenAPICoverage.gaps(router: router, openAPI: openAPI)
     guard !gaps.isEmpty else { return }
     #if DEBUG
-    throw ConfigurationError.invalid("openapi.yaml", gaps.joined(separator: "; "))
+        throw ConfigurationError.invalid("openapi.yaml", gaps.joined(separator: "; "))
     #else
-    logger.warning("the OpenAPI description disagrees with the routes", metadata: ["gaps": "\(gaps)"])
+        logger.warning("the OpenAPI description disagrees with the routes", metadata: ["gaps": "\(gaps)"])
     #endif
 }
 
@@ -72,7 +74,8 @@ public func openDatabase(_ configuration: ServiceConfiguration, migrations: URL.
     try await openDatabase(configuration, migrations: migrations, logger: logger)
 }
 
-func openDatabase(_ configuration: ServiceConfiguration, migrations: [URL], logger: Logger) async throws -> PostgresPool {
+func openDatabase(_ configuration: ServiceConfiguration, migrations: [URL], logger: Logger) async throws -> PostgresPool
+{
     let deadline = ContinuousClock.now + .seconds(configuration.databaseWaitSeconds)
     var delay = Duration.milliseconds(500)
     var waiting = false

@@ -1,4 +1,3 @@
-@testable import Accounts
 import Contracts
 import Foundation
 import Hummingbird
@@ -7,6 +6,8 @@ import Messaging
 import Postgres
 import ServiceKit
 import TestSupport
+
+@testable import Accounts
 
 /// The real accounts application on a fresh database and vhost, with a key of its own and cheap bcrypt.
 struct AccountsTestApp: ServiceTestApp {
@@ -47,7 +48,9 @@ enum JSON {
 
 extension TestClientProtocol {
     /// POSTs a JSON object and returns the status and the decoded JSON answer.
-    func post(_ path: String, _ object: [String: Any], token: String? = nil) async throws -> (HTTPResponse.Status, [String: Any]) {
+    func post(_ path: String, _ object: [String: Any], token: String? = nil) async throws -> (
+        HTTPResponse.Status, [String: Any]
+    ) {
         try await call(.post, path, token: token, body: object)
     }
 
@@ -56,7 +59,10 @@ extension TestClientProtocol {
     }
 
     /// Signs a new `@helsinki.fi` user up and returns the session JSON.
-    func signUp(_ email: String = "student\(UUID().uuidString.prefix(8))@helsinki.fi", password: String = "correct horse battery", name: String = "Aino") async throws -> [String: Any] {
+    func signUp(
+        _ email: String = "student\(UUID().uuidString.prefix(8))@helsinki.fi",
+        password: String = "correct horse battery", name: String = "Aino"
+    ) async throws -> [String: Any] {
         let (status, session) = try await post("/v1/auth/signup", ["email": email, "password": password, "name": name])
         guard status == .created else { throw TestFailure("signup answered \(status): \(session)") }
         return session

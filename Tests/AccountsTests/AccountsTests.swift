@@ -1,4 +1,3 @@
-@testable import Accounts
 import Contracts
 import Foundation
 import Hummingbird
@@ -6,8 +5,10 @@ import HummingbirdTesting
 import JWTKit
 import Messaging
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
+
+@testable import Accounts
 
 @Suite struct AccountsTests {
     @Test func aStudentSignsUpLogsInReadsTheirProfileRefreshesAndLogsOut() async throws {
@@ -59,7 +60,8 @@ import TestSupport
                 #expect((problem["detail"] as? String)?.contains("example.com") == true)
             }
         }
-        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode("n", as: Int.self)
+        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode(
+            "n", as: Int.self)
         #expect(users == 0)
     }
 
@@ -90,7 +92,8 @@ import TestSupport
                 try await app.broker.messageCounts()["observer.accounts"] == 1
             }
         }
-        let outbox = try await app.database.pool.query("SELECT type, payload->'user'->>'name' AS name, sent_at FROM outbox")
+        let outbox = try await app.database.pool.query(
+            "SELECT type, payload->'user'->>'name' AS name, sent_at FROM outbox")
         #expect(outbox.count == 1)
         #expect(try outbox.first?.decode("type", as: String.self) == "user.registered")
         #expect(try outbox.first?.decode("name", as: String.self) == "Eero")
@@ -104,7 +107,8 @@ import TestSupport
             let session = try await client.signUp(name: "Eero")
             let token = try #require(session["accessToken"] as? String)
             let patched = try await client.execute(
-                uri: "/v1/me", method: .patch, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                uri: "/v1/me", method: .patch,
+                headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
                 body: JSON.body(["name": "Eero K", "mode": "delivering"])
             ) { ($0.status, JSON.object($0.body)) }
             #expect(patched.0 == .ok)
@@ -112,13 +116,16 @@ import TestSupport
             #expect(patched.1["name"] as? String == "Eero K")
 
             let invalid = try await client.execute(
-                uri: "/v1/me", method: .patch, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                uri: "/v1/me", method: .patch,
+                headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
                 body: JSON.body(["mode": "flying"])
             ) { ($0.status, JSON.object($0.body)) }
             #expect(invalid.0 == .badRequest)
             #expect(invalid.1["field"] as? String == "mode")
         }
-        let types = try await app.database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type", as: String.self) }
+        let types = try await app.database.pool.query("SELECT type FROM outbox ORDER BY seq").map {
+            try $0.decode("type", as: String.self)
+        }
         #expect(types == ["user.registered", "user.updated"])
     }
 
@@ -129,19 +136,27 @@ import TestSupport
         try await app.test { client in
             let session = try await client.signUp(name: "Saara")
             let token = try #require(session["accessToken"] as? String)
-            let userId = try #require(((session["user"] as? [String: Any])?["id"] as? String).flatMap { UUID(uuidString: $0) })
+            let userId = try #require(
+                ((session["user"] as? [String: Any])?["id"] as? String).flatMap { UUID(uuidString: $0) })
             // What media announced, applied as the consumer would.
             try await app.handle(
-                MediaStored(mediaId: photoId, ownerId: userId, campus: "helsinki.fi", contentType: "image/jpeg", width: 1600, height: 1200))
+                MediaStored(
+                    mediaId: photoId, ownerId: userId, campus: "helsinki.fi", contentType: "image/jpeg", width: 1600,
+                    height: 1200))
             try await app.handle(
-                MediaStored(mediaId: someoneElses, ownerId: UUID(), campus: "helsinki.fi", contentType: "image/png", width: 9, height: 9))
+                MediaStored(
+                    mediaId: someoneElses, ownerId: UUID(), campus: "helsinki.fi", contentType: "image/png", width: 9,
+                    height: 9))
             func patch(_ body: [String: Any]) async throws -> (HTTPResponse.Status, [String: Any]) {
                 try await client.execute(
-                    uri: "/v1/me", method: .patch, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    uri: "/v1/me", method: .patch,
+                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
                     body: JSON.body(body)
                 ) { ($0.status, JSON.object($0.body)) }
             }
-            let (status, account) = try await patch(["bio": "  Second-year physics.\nAsk me about optics.  ", "photoId": photoId.uuidString])
+            let (status, account) = try await patch([
+                "bio": "  Second-year physics.\nAsk me about optics.  ", "photoId": photoId.uuidString,
+            ])
             #expect(status == .ok)
             #expect(account["bio"] as? String == "Second-year physics.\nAsk me about optics.")
             #expect((account["photoId"] as? String).flatMap { UUID(uuidString: $0) } == photoId)
@@ -204,7 +219,8 @@ import TestSupport
             let signup = try await client.signUp("veri@helsinki.fi")
             #expect(signup["accessToken"] == nil)
             #expect(signup["verificationRequired"] as? Bool == true)
-            let (blocked, _) = try await client.post("/v1/auth/login", ["email": "veri@helsinki.fi", "password": "correct horse battery"])
+            let (blocked, _) = try await client.post(
+                "/v1/auth/login", ["email": "veri@helsinki.fi", "password": "correct horse battery"])
             #expect(blocked == .forbidden)
             let (wrong, _) = try await client.post("/v1/auth/verify", ["email": "veri@helsinki.fi", "code": "000000"])
             #expect(wrong == .badRequest)
@@ -212,10 +228,12 @@ import TestSupport
             // The log mailer does not hand the code over, so the test sets a known one.
             try await app.database.pool.query(
                 "UPDATE email_verifications SET code_hash = sha256(convert_to('123456', 'UTF8'))")
-            let (verified, user) = try await client.post("/v1/auth/verify", ["email": "veri@helsinki.fi", "code": "123456"])
+            let (verified, user) = try await client.post(
+                "/v1/auth/verify", ["email": "veri@helsinki.fi", "code": "123456"])
             #expect(verified == .ok)
             #expect(user["emailVerified"] as? Bool == true)
-            let (allowed, _) = try await client.post("/v1/auth/login", ["email": "veri@helsinki.fi", "password": "correct horse battery"])
+            let (allowed, _) = try await client.post(
+                "/v1/auth/login", ["email": "veri@helsinki.fi", "password": "correct horse battery"])
             #expect(allowed == .ok)
         }
     }

@@ -1,11 +1,12 @@
-@testable import Accounts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import ServiceKit
-import Testing
 import TestSupport
+import Testing
+
+@testable import Accounts
 
 @Suite struct SecurityTests {
     @Test func forgedAndStaleTokensAreRefused() async throws {
@@ -60,8 +61,10 @@ import TestSupport
 
         try await app.test { client in
             _ = try await client.signUp("known@helsinki.fi")
-            let (wrongStatus, wrong) = try await client.post("/v1/auth/login", ["email": "known@helsinki.fi", "password": "not the password"])
-            let (unknownStatus, unknown) = try await client.post("/v1/auth/login", ["email": "nobody@helsinki.fi", "password": "not the password"])
+            let (wrongStatus, wrong) = try await client.post(
+                "/v1/auth/login", ["email": "known@helsinki.fi", "password": "not the password"])
+            let (unknownStatus, unknown) = try await client.post(
+                "/v1/auth/login", ["email": "nobody@helsinki.fi", "password": "not the password"])
 
             #expect(wrongStatus == .unauthorized)
             #expect(unknownStatus == wrongStatus)
@@ -78,7 +81,8 @@ import TestSupport
             let start = ContinuousClock.now
             func elapsed() -> Int { Int((ContinuousClock.now - start).components.seconds) }
             for _ in 0..<3 {
-                let (status, _) = try await client.post("/v1/auth/login", ["email": "target@helsinki.fi", "password": "guess guess"])
+                let (status, _) = try await client.post(
+                    "/v1/auth/login", ["email": "target@helsinki.fi", "password": "guess guess"])
                 #expect(status == .unauthorized)
             }
             let response = try await client.execute(
@@ -87,7 +91,9 @@ import TestSupport
             ) { $0 }
 
             #expect(response.status == .tooManyRequests)
-            #expect(response.headers[.retryAfter].flatMap(Int.init).map { (900 - elapsed() - 2...900).contains($0) } == true)
+            #expect(
+                response.headers[.retryAfter].flatMap(Int.init).map { (900 - elapsed() - 2...900).contains($0) } == true
+            )
 
             // Ten minutes later, what is left of the fifteen-minute window is five minutes.
             try await app.database.pool.query(
@@ -97,7 +103,8 @@ import TestSupport
                 body: JSON.body(["email": "target@helsinki.fi", "password": "correct horse battery"])
             ) { $0 }
             #expect(later.status == .tooManyRequests)
-            #expect(later.headers[.retryAfter].flatMap(Int.init).map { (300 - elapsed() - 2...300).contains($0) } == true)
+            #expect(
+                later.headers[.retryAfter].flatMap(Int.init).map { (300 - elapsed() - 2...300).contains($0) } == true)
         }
     }
 
@@ -123,15 +130,18 @@ import TestSupport
             let elapsed = Int((ContinuousClock.now - start).components.seconds)
             #expect(refused.status == .tooManyRequests)
             #expect(refused.headers[.contentType] == "application/problem+json")
-            #expect(refused.headers[.retryAfter].flatMap(Int.init).map { (3600 - elapsed - 2...3600).contains($0) } == true)
+            #expect(
+                refused.headers[.retryAfter].flatMap(Int.init).map { (3600 - elapsed - 2...3600).contains($0) } == true)
             #expect(try await signUp(from: "192.0.2.8").status == .created)
         }
-        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode("n", as: Int.self)
+        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode(
+            "n", as: Int.self)
         #expect(users == 3)
     }
 
     @Test(arguments: [
-        "\u{202E}", "\u{200D}\u{200D}\u{200B}", "Ann\u{202E}ahc", "\u{2066}Aino\u{2069}", "\u{3164}", "\u{2800}\u{2800}",
+        "\u{202E}", "\u{200D}\u{200D}\u{200B}", "Ann\u{202E}ahc", "\u{2066}Aino\u{2069}", "\u{3164}",
+        "\u{2800}\u{2800}",
         "\u{0301}", "\u{FE0F}",
     ])
     func aNameThatIsInvisibleOrTurnsTextAroundIsRefused(name: String) async throws {
@@ -206,7 +216,11 @@ import TestSupport
 
         try await app.test { client in
             let (status, problem) = try await client.post(
-                "/v1/auth/signup", ["email": "big@helsinki.fi", "password": "correct horse battery", "name": String(repeating: "x", count: 5000)])
+                "/v1/auth/signup",
+                [
+                    "email": "big@helsinki.fi", "password": "correct horse battery",
+                    "name": String(repeating: "x", count: 5000),
+                ])
 
             #expect(status == .contentTooLarge)
             #expect(problem["status"] as? Int == 413)
@@ -226,7 +240,8 @@ import TestSupport
             #expect(response.status == .badRequest)
             #expect(response.headers[.contentType] == "application/problem+json")
         }
-        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode("n", as: Int.self)
+        let users = try await app.database.pool.query("SELECT count(*) AS n FROM users").first?.decode(
+            "n", as: Int.self)
         #expect(users == 0)
     }
 }

@@ -1,4 +1,3 @@
-@testable import Chat
 import Contracts
 import Foundation
 import Hummingbird
@@ -7,8 +6,10 @@ import Messaging
 import Postgres
 import ServiceKit
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
+
+@testable import Chat
 
 /// The real chat application on a fresh database and vhost.
 struct ChatTestApp: ServiceTestApp {
@@ -41,7 +42,8 @@ extension MatchOpened {
     }
 
     func closed(version: Int64) -> MatchClosed {
-        MatchClosed(matchId: matchId, flow: flow, reason: "completed", memberIds: members.map(\.userId), version: version)
+        MatchClosed(
+            matchId: matchId, flow: flow, reason: "completed", memberIds: members.map(\.userId), version: version)
     }
 }
 
@@ -58,11 +60,13 @@ extension MatchOpened {
             var sent: [String] = []
             for index in 1...5 {
                 let id = UUID().uuidString
-                let (status, _) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": id, "text": "Hei \(index) 👋"])
+                let (status, _) = try await client.call(
+                    .post, "\(path)/messages", token: olliToken, body: ["id": id, "text": "Hei \(index) 👋"])
                 #expect(status == .created)
                 sent.append(id)
             }
-            let (retry, again) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": sent[0], "text": "Hei 1 👋"])
+            let (retry, again) = try await client.call(
+                .post, "\(path)/messages", token: olliToken, body: ["id": sent[0], "text": "Hei 1 👋"])
             #expect(retry == .ok && again["text"] as? String == "Hei 1 👋")
 
             let (_, list) = try await client.call(.get, "/v1/conversations", token: eeroToken)
@@ -79,8 +83,10 @@ extension MatchOpened {
             let newest = (firstPage["messages"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
             #expect(newest == [sent[4], sent[3], sent[2]])
             let cursor = try #require(firstPage["next"] as? String)
-            let (_, secondPage) = try await client.call(.get, "\(path)/messages?limit=3&before=\(cursor)", token: eeroToken)
-            #expect((secondPage["messages"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [sent[1], sent[0]])
+            let (_, secondPage) = try await client.call(
+                .get, "\(path)/messages?limit=3&before=\(cursor)", token: eeroToken)
+            #expect(
+                (secondPage["messages"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [sent[1], sent[0]])
             #expect(secondPage["next"] == nil)
 
             let (read, _) = try await client.call(.post, "\(path)/read", token: eeroToken, body: ["messageId": sent[3]])
@@ -88,7 +94,9 @@ extension MatchOpened {
             let (_, after) = try await client.call(.get, "/v1/conversations", token: eeroToken)
             #expect((after["conversations"] as? [[String: Any]])?.first?["unreadCount"] as? Int == 1)
         }
-        let events = try await app.database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type", as: String.self) }
+        let events = try await app.database.pool.query("SELECT type FROM outbox ORDER BY seq").map {
+            try $0.decode("type", as: String.self)
+        }
         #expect(events == ["conversation.opened"] + Array(repeating: "message.sent", count: 5))
     }
 
@@ -98,23 +106,29 @@ extension MatchOpened {
         let match = MatchOpened.between(orderer: olli, deliverer: eero)
         try await app.apply { try ConversationPostgresRepository.open(match, on: $0) }
         let path = "/v1/conversations/\(match.matchId)"
-        let (olliToken, malloryToken) = (try await app.token(olli, name: "Olli"), try await app.token(mallory, name: "Mallory"))
+        let (olliToken, malloryToken) = (
+            try await app.token(olli, name: "Olli"), try await app.token(mallory, name: "Mallory")
+        )
 
         try await app.test { client in
-            _ = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "secret"])
+            _ = try await client.call(
+                .post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "secret"])
             let (peek, body) = try await client.call(.get, "\(path)/messages", token: malloryToken)
-            let (write, _) = try await client.call(.post, "\(path)/messages", token: malloryToken, body: ["id": UUID().uuidString, "text": "hi"])
+            let (write, _) = try await client.call(
+                .post, "\(path)/messages", token: malloryToken, body: ["id": UUID().uuidString, "text": "hi"])
             let (_, list) = try await client.call(.get, "/v1/conversations", token: malloryToken)
             #expect(peek == .notFound && body["messages"] == nil)
             #expect(write == .notFound)
             #expect((list["conversations"] as? [Any])?.isEmpty == true)
 
             let (tooLong, problem) = try await client.call(
-                .post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": String(repeating: "x", count: 2001)])
+                .post, "\(path)/messages", token: olliToken,
+                body: ["id": UUID().uuidString, "text": String(repeating: "x", count: 2001)])
             #expect(tooLong == .badRequest && problem["field"] as? String == "text")
 
             try await app.apply { try ConversationPostgresRepository.close(match.closed(version: 3), on: $0) }
-            let (closed, _) = try await client.call(.post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "late"])
+            let (closed, _) = try await client.call(
+                .post, "\(path)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "late"])
             let (_, afterClose) = try await client.call(.get, "/v1/conversations", token: olliToken)
             let (history, _) = try await client.call(.get, "\(path)/messages", token: olliToken)
             #expect(closed == .conflict)
@@ -148,8 +162,10 @@ extension MatchOpened {
             await group.triggerGracefulShutdown()
             try await relaying.value
         }
-        let opened = try await app.database.pool.query("SELECT count(*) AS n FROM outbox WHERE type = 'conversation.opened'")
-            .first?.decode("n", as: Int.self)
+        let opened = try await app.database.pool.query(
+            "SELECT count(*) AS n FROM outbox WHERE type = 'conversation.opened'"
+        )
+        .first?.decode("n", as: Int.self)
         #expect(opened == 1)
     }
 }

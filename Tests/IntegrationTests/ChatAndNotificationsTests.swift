@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import HummingbirdWSClient
 import NIOConcurrencyHelpers
-import Testing
 import TestSupport
+import Testing
 
 /// A socket held open while the test acts, collecting every frame it receives.
 final class SocketRecorder: Sendable {
@@ -14,7 +14,8 @@ final class SocketRecorder: Sendable {
         let frames = self.frames
         task = Task {
             try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(port)/v1/stream?after=\(after)&access_token=\(token)", logger: TestEnvironment.logger
+                url: "ws://127.0.0.1:\(port)/v1/stream?after=\(after)&access_token=\(token)",
+                logger: TestEnvironment.logger
             ) { inbound, _, _ in
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     guard case .text(let text) = message else { continue }
@@ -25,7 +26,9 @@ final class SocketRecorder: Sendable {
     }
 
     var received: [[String: Any]] {
-        frames.withLockedValue { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        frames.withLockedValue { $0 }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// Waits until a frame satisfies `condition` and returns it; throws, naming `what` it waited for, when none
@@ -76,7 +79,9 @@ final class SocketRecorder: Sendable {
         try await system.start("notifications")
         try await system.start("notifications", name: "notifications-2", databaseOf: "notifications")
         let (olli, eero) = (UUID(), UUID())
-        let (olliToken, eeroToken) = (try await system.token(olli, name: "Olli"), try await system.token(eero, name: "Eero"))
+        let (olliToken, eeroToken) = (
+            try await system.token(olli, name: "Olli"), try await system.token(eero, name: "Eero")
+        )
         let olliSocket = SocketRecorder(port: system.ports["notifications"]!, token: olliToken)
         let eeroSocket = SocketRecorder(port: system.ports["notifications-2"]!, token: eeroToken)
         // A match accepted in matching, as chat receives it: published here through a producer's outbox.
@@ -86,8 +91,10 @@ final class SocketRecorder: Sendable {
             try await system.request(.GET, "chat", "\(chat)/messages", token: olliToken).status == 200
         }
 
-        _ = try await system.request(.POST, "chat", "\(chat)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "to Eero"])
-        _ = try await system.request(.POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": "to Olli"])
+        _ = try await system.request(
+            .POST, "chat", "\(chat)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "to Eero"])
+        _ = try await system.request(
+            .POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": "to Olli"])
 
         func text(_ frame: [String: Any]) -> String? { (frame["data"] as? [String: Any])?["text"] as? String }
         try await eeroSocket.wait("Olli's message at Eero") { text($0) == "to Eero" }
@@ -98,14 +105,17 @@ final class SocketRecorder: Sendable {
 
     private func story(_ system: RunningSystem) async throws {
         for service in ["places", "matching", "chat", "notifications"] { try await system.start(service) }
-        try system.run("places", ["import", RunningSystem.repositoryRoot.appendingPathComponent("data/helsinki-centre-places.geojson").path])
+        try system.run(
+            "places",
+            ["import", RunningSystem.repositoryRoot.appendingPathComponent("data/helsinki-centre-places.geojson").path])
         let (olli, eero, mallory) = (UUID(), UUID(), UUID())
         let (olliToken, eeroToken, malloryToken) = (
             try await system.token(olli, name: "Olli"), try await system.token(eero, name: "Eero"),
             try await system.token(mallory, name: "Mallory")
         )
         func placeId(_ query: String, kind: String) async throws -> String {
-            let answer = try await system.request(.GET, "places", "/v1/places?q=\(query)&kind=\(kind)&limit=1", token: olliToken)
+            let answer = try await system.request(
+                .GET, "places", "/v1/places?q=\(query)&kind=\(kind)&limit=1", token: olliToken)
             return try #require((answer.json["places"] as? [[String: Any]])?.first?["id"] as? String)
         }
         let restaurant = try await placeId("unicafe%20metsatalo", kind: "restaurant")
@@ -117,7 +127,8 @@ final class SocketRecorder: Sendable {
         // The imported places reach matching through places' events: until then the restaurant is unknown (404).
         try await eventually("Eero's run open at the imported restaurant", timeout: 30) {
             try await system.request(
-                .POST, "matching", "/v1/runs", token: eeroToken, body: ["restaurantId": restaurant, "destinationId": porthania]
+                .POST, "matching", "/v1/runs", token: eeroToken,
+                body: ["restaurantId": restaurant, "destinationId": porthania]
             ).status == 201
         }
         let ordered = try await system.request(
@@ -134,17 +145,21 @@ final class SocketRecorder: Sendable {
         try await eeroSocket.wait("conversation.opened at Eero") { $0["type"] as? String == "conversation.opened" }
 
         let chat = "/v1/conversations/\(matchId)"
-        let hello = try await system.request(.POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": "Hei, I have your lunch"])
+        let hello = try await system.request(
+            .POST, "chat", "\(chat)/messages", token: eeroToken,
+            body: ["id": UUID().uuidString, "text": "Hei, I have your lunch"])
         #expect(hello.status == 201)
         try await olliSocket.wait("Eero's message live at Olli") {
-            $0["type"] as? String == "message.sent" && ($0["data"] as? [String: Any])?["text"] as? String == "Hei, I have your lunch"
+            $0["type"] as? String == "message.sent"
+                && ($0["data"] as? [String: Any])?["text"] as? String == "Hei, I have your lunch"
         }
 
         // Olli's socket closes; three messages and two updates of the match happen meanwhile.
         let lastSeen = try #require(olliSocket.received.compactMap { $0["seq"] as? Int }.max())
         await olliSocket.close()
         for text in ["At the door", "Floor 2?", "Coming up"] {
-            _ = try await system.request(.POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": text])
+            _ = try await system.request(
+                .POST, "chat", "\(chat)/messages", token: eeroToken, body: ["id": UUID().uuidString, "text": text])
         }
         _ = try await system.request(.POST, "matching", "/v1/matches/\(matchId)/complete", token: olliToken)
         _ = try await system.request(.POST, "matching", "/v1/matches/\(matchId)/complete", token: eeroToken)
@@ -157,9 +172,10 @@ final class SocketRecorder: Sendable {
         #expect(missed.compactMap { $0["seq"] as? Int } == Array((lastSeen + 1)...(lastSeen + 5)))
         // Each producer's events keep their order; chat's and matching's may interleave either way.
         let types = missed.compactMap { $0["type"] as? String }
-        #expect(types.filter { $0 != "match.completed" } == [
-            "message.sent", "message.sent", "message.sent", "conversation.closed",
-        ])
+        #expect(
+            types.filter { $0 != "match.completed" } == [
+                "message.sent", "message.sent", "message.sent", "conversation.closed",
+            ])
         #expect(types.filter { $0 == "match.completed" }.count == 1)
         let peek = try await system.request(.GET, "chat", "\(chat)/messages", token: malloryToken)
         #expect(peek.status == 404)
@@ -170,7 +186,8 @@ final class SocketRecorder: Sendable {
             let list = try await system.request(.GET, "chat", "/v1/conversations", token: token)
             #expect((list.json["conversations"] as? [Any])?.isEmpty == true)
         }
-        let late = try await system.request(.POST, "chat", "\(chat)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "Thanks!"])
+        let late = try await system.request(
+            .POST, "chat", "\(chat)/messages", token: olliToken, body: ["id": UUID().uuidString, "text": "Thanks!"])
         #expect(late.status == 409)
     }
 }

@@ -1,8 +1,8 @@
 import Duets
 import Foundation
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
 
 @testable import Matching
 
@@ -35,7 +35,8 @@ import TestSupport
 
         // The one line: matching with its flows and the duets.
         let matching = try await system.serve("matching") { configuration in
-            try await buildApplication(configuration, logger: TestEnvironment.logger, flows: matchingFlows + [DuetsFlow.self])
+            try await buildApplication(
+                configuration, logger: TestEnvironment.logger, flows: matchingFlows + [DuetsFlow.self])
         }
         let duet = try await system.request(
             .POST, "matching", "/v1/duets", token: ainoToken,

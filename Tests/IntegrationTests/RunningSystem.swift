@@ -1,14 +1,14 @@
 import AsyncHTTPClient
-import Foundation
-import JWTKit
 import Contracts
 import Delivery
+import Foundation
+import JWTKit
 import Messaging
-import Postgres
-import ServiceLifecycle
 import NIOCore
 import NIOHTTP1
+import Postgres
 import ServiceKit
+import ServiceLifecycle
 import TestSupport
 
 /// The services started as real processes (the executables the test build made), each with a fresh database,
@@ -29,7 +29,8 @@ final class RunningSystem: @unchecked Sendable {
     init() async throws {
         broker = try await TestBroker.make()
         privateKey = try EdDSA.PrivateKey()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("system-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "system-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         keyFile = directory.appendingPathComponent("jwt-public.pem")
         try privateKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
@@ -46,7 +47,8 @@ final class RunningSystem: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment.merge(
             [
-                "HTTP_PORT": String(port), "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "4",
+                "HTTP_PORT": String(port), "POSTGRES_URL": database.url, "AMQP_URL": broker.url,
+                "POSTGRES_POOL_SIZE": "4",
                 "JWT_PUBLIC_KEY_FILE": keyFile.path, "LOG_LEVEL": "warning", "SCHEDULER_INTERVAL_SECONDS": "0.1",
                 "PUSH_GRACE_SECONDS": "60",
             ]
@@ -106,7 +108,8 @@ final class RunningSystem: @unchecked Sendable {
     /// Publishes `match.accepted` and `match.opened` as matching would and returns the match id.
     func acceptMatch(orderer: UUID, deliverer: UUID) async throws -> UUID {
         let match = MatchParties(
-            matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer, ordererName: "Olli",
+            matchId: UUID(), orderId: UUID(), runId: UUID(), campus: "helsinki.fi", ordererId: orderer,
+            ordererName: "Olli",
             delivererId: deliverer, delivererName: "Eero", restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
             destination: PlaceReference(placeId: UUID(), name: "Porthania"))
         let opened = MatchOpened(

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A process that cannot start says why in one line and exits with status 1: no crash, no backtrace.
 @Suite(.timeLimit(.minutes(2))) struct StartupFailureTests {
@@ -69,7 +69,8 @@ import TestSupport
 
     @Test func importHelpPrintsItsUsageWithoutConnectingAnywhere() throws {
         let (status, output) = try run(
-            "places", ["import", "--help"], environment: ["POSTGRES_URL": Self.unreachableDatabase], standardOutput: true)
+            "places", ["import", "--help"], environment: ["POSTGRES_URL": Self.unreachableDatabase],
+            standardOutput: true)
 
         #expect(status == 0)
         #expect(output.contains("USAGE: places import") && output.contains("--retire-many"))

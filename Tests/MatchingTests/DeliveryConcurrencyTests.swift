@@ -1,11 +1,12 @@
 import Foundation
+import Postgres
+import ServiceKit
+import TestSupport
+import Testing
+
 @testable import Delivery
 @testable import Matching
 @testable import MatchingCore
-import Postgres
-import Testing
-import ServiceKit
-import TestSupport
 
 @Suite struct DeliveryConcurrencyTests {
     /// An order is offered to one run at a time (`offers_one_pending_per_order`), so twenty deliverers can never hold
@@ -58,8 +59,10 @@ import TestSupport
             }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        let matches = try await app.database.pool.query("SELECT count(*) AS n FROM matches WHERE order_id = \(order.id)")
-            .first?.decode("n", as: Int.self)
+        let matches = try await app.database.pool.query(
+            "SELECT count(*) AS n FROM matches WHERE order_id = \(order.id)"
+        )
+        .first?.decode("n", as: Int.self)
         let held = try await app.database.pool.query("SELECT held FROM runs").first?.decode("held", as: Int.self)
 
         #expect(outcomes.filter { $0 }.count == 1)
@@ -119,9 +122,11 @@ import TestSupport
         }
         // Two processes' schedulers: separate pools on the same database.
         let first = DeliveryPostgresRepository(
-            database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger), settings: app.settings)
+            database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger),
+            settings: app.settings)
         let second = DeliveryPostgresRepository(
-            database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger), settings: app.settings)
+            database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger),
+            settings: app.settings)
 
         let worked = try await withThrowingTaskGroup(of: Int.self) { group in
             for scheduler in [first, second] {

@@ -2,21 +2,24 @@ import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Messaging
+import Postgres
+import ServiceKit
+import ServiceLifecycle
+import TestSupport
+import Testing
+
 @testable import Delivery
 @testable import Matching
 @testable import MatchingCore
-import Messaging
-import Postgres
-import ServiceLifecycle
-import Testing
-import ServiceKit
-import TestSupport
 
 @Suite struct DeliveryFlowTests {
     @Test func theFirstDelivererDeclinesAndTheSecondAccepts() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, eero, olli) = (Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"))
-        let (ainoToken, eeroToken, olliToken) = (try await app.token(for: aino), try await app.token(for: eero), try await app.token(for: olli))
+        let (ainoToken, eeroToken, olliToken) = (
+            try await app.token(for: aino), try await app.token(for: eero), try await app.token(for: olli)
+        )
         let restaurant = MatchingTestApp.unicafe.placeId.uuidString
 
         try await app.test { client in
@@ -25,7 +28,10 @@ import TestSupport
                 body: ["restaurantId": restaurant, "destinationId": MatchingTestApp.porthania.placeId.uuidString])
             let (eeroRun, _) = try await client.call(
                 .post, "/v1/runs", token: eeroToken,
-                body: ["restaurantId": restaurant, "destinationId": MatchingTestApp.metsatalo.placeId.uuidString, "capacity": 2])
+                body: [
+                    "restaurantId": restaurant, "destinationId": MatchingTestApp.metsatalo.placeId.uuidString,
+                    "capacity": 2,
+                ])
             #expect(ainoRun == .created && eeroRun == .created)
 
             let (_, restaurants) = try await client.call(.get, "/v1/restaurants", token: olliToken)
@@ -38,7 +44,10 @@ import TestSupport
 
             let (placed, order) = try await client.call(
                 .post, "/v1/orders", token: olliToken,
-                body: ["restaurantId": restaurant, "destinationId": MatchingTestApp.porthania.placeId.uuidString, "items": "Lunch"])
+                body: [
+                    "restaurantId": restaurant, "destinationId": MatchingTestApp.porthania.placeId.uuidString,
+                    "items": "Lunch",
+                ])
             #expect(placed == .created)
             #expect(order["status"] as? String == "offered")
 
@@ -55,10 +64,12 @@ import TestSupport
         }
         let events = try await app.events()
 
-        #expect(events.map(\.type) == [
-            "run.opened", "run.opened", "order.placed", "offer.made", "offer.declined", "offer.made", "match.accepted",
-            "match.opened",
-        ])
+        #expect(
+            events.map(\.type) == [
+                "run.opened", "run.opened", "order.placed", "offer.made", "offer.declined", "offer.made",
+                "match.accepted",
+                "match.opened",
+            ])
         #expect(events[3].payload["delivererId"] as? String == aino.userId.uuidString)
         #expect(events[5].payload["delivererId"] as? String == eero.userId.uuidString)
         #expect((events[6].payload["match"] as? [String: Any])?["ordererId"] as? String == olli.userId.uuidString)
@@ -72,7 +83,10 @@ import TestSupport
     @Test func eachSideFindsWhatTheyHaveUnderWayFromAnyDeviceAndAStrangerNothing() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli, sanni) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Sanni"))
-        let tokens = (aino: try await app.token(for: aino), olli: try await app.token(for: olli), sanni: try await app.token(for: sanni))
+        let tokens = (
+            aino: try await app.token(for: aino), olli: try await app.token(for: olli),
+            sanni: try await app.token(for: sanni)
+        )
 
         try await app.test { client in
             let run = try await app.checkIn(aino, capacity: 2)
@@ -93,12 +107,16 @@ import TestSupport
 
             #expect(Self.ids(delivering, "runs") == [run.id.uuidString] && Self.ids(delivering, "orders").isEmpty)
             #expect(Self.ids(ordering, "orders") == [order.id.uuidString] && Self.ids(ordering, "runs").isEmpty)
-            #expect(Self.ids(delivererMatched, "matches") == [matchId] && Self.ids(ordererMatched, "matches") == [matchId])
+            #expect(
+                Self.ids(delivererMatched, "matches") == [matchId] && Self.ids(ordererMatched, "matches") == [matchId])
             #expect(Self.ids(ordererMatched, "orders") == [order.id.uuidString])
             #expect(strangerStatus == .ok)
-            #expect(Self.ids(stranger, "runs").isEmpty && Self.ids(stranger, "orders").isEmpty && Self.ids(stranger, "matches").isEmpty)
+            #expect(
+                Self.ids(stranger, "runs").isEmpty && Self.ids(stranger, "orders").isEmpty
+                    && Self.ids(stranger, "matches").isEmpty)
             #expect(Self.ids(ordererDone, "orders").isEmpty && Self.ids(ordererDone, "matches").isEmpty)
-            #expect(Self.ids(delivererDone, "matches").isEmpty && Self.ids(delivererDone, "runs") == [run.id.uuidString])
+            #expect(
+                Self.ids(delivererDone, "matches").isEmpty && Self.ids(delivererDone, "runs") == [run.id.uuidString])
         }
     }
 
@@ -137,9 +155,12 @@ import TestSupport
             amqpURL: app.broker.url, status: status, logger: TestEnvironment.logger)
         try await producer.pool.transaction { connection in
             try Outbox.append(PlaceUpserted(place: place, version: 1), on: connection)
-            try Outbox.append(PlaceUpserted(place: PlaceSnapshot(
-                placeId: place.placeId, campus: "helsinki.fi", name: "Old name", kind: "restaurant", subtype: nil,
-                latitude: 0, longitude: 0), version: 0), on: connection)
+            try Outbox.append(
+                PlaceUpserted(
+                    place: PlaceSnapshot(
+                        placeId: place.placeId, campus: "helsinki.fi", name: "Old name", kind: "restaurant",
+                        subtype: nil,
+                        latitude: 0, longitude: 0), version: 0), on: connection)
         }
         try await runBriefly([relay]) {
             try await eventually("places' outbox drained") {
@@ -185,12 +206,16 @@ import TestSupport
             let (_, restaurants) = try await client.call(.get, "/v1/restaurants", token: outsiderToken)
             let (outsideRun, _) = try await client.call(
                 .post, "/v1/runs", token: outsiderToken,
-                body: ["restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
-                       "destinationId": MatchingTestApp.porthania.placeId.uuidString])
+                body: [
+                    "restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
+                    "destinationId": MatchingTestApp.porthania.placeId.uuidString,
+                ])
             let (badCapacity, problem) = try await client.call(
                 .post, "/v1/runs", token: malloryToken,
-                body: ["restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
-                       "destinationId": MatchingTestApp.porthania.placeId.uuidString, "capacity": 9])
+                body: [
+                    "restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
+                    "destinationId": MatchingTestApp.porthania.placeId.uuidString, "capacity": 9,
+                ])
 
             #expect(stolen == .notFound)
             #expect(peek == .notFound && body["items"] == nil)
@@ -205,7 +230,8 @@ import TestSupport
         let (aino, olli) = (Identity.student("Aino"), Identity.student("Olli"))
         _ = try await app.checkIn(aino)
         _ = try await app.order(olli, "Soup")
-        let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
+        let match = try await app.repository.accept(
+            offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
 
         let half = try await app.repository.completeMatch(id: match.id, caller: olli)
         let whole = try await app.repository.completeMatch(id: match.id, caller: aino)
@@ -226,7 +252,8 @@ import TestSupport
         let (aino, eero, olli) = (Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"))
         _ = try await app.checkIn(aino)
         let order = try await app.order(olli, "Soup")
-        let match = try await app.repository.accept(offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
+        let match = try await app.repository.accept(
+            offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
 
         _ = try await app.repository.cancelMatch(id: match.id, caller: aino)
         let waiting = try await app.repository.order(id: order.id, caller: olli)

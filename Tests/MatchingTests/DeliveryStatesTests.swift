@@ -1,7 +1,8 @@
+import Testing
+
 @testable import Delivery
 @testable import Matching
 @testable import MatchingCore
-import Testing
 
 @Suite struct DeliveryStatesTests {
     /// Every pair of a state machine: the allowed ones give the expected state, all others are refused.
@@ -22,7 +23,9 @@ import Testing
     }
 
     @Test func runTransitions() {
-        let allowed: [(RunStatus, RunStatus.Action, RunStatus)] = [(.open, .checkOut, .closed), (.open, .expire, .expired)]
+        let allowed: [(RunStatus, RunStatus.Action, RunStatus)] = [
+            (.open, .checkOut, .closed), (.open, .expire, .expired),
+        ]
         check(allowed) { try $0.after($1) }
     }
 

@@ -1,12 +1,13 @@
 import Contracts
 import Foundation
 import HummingbirdTesting
-@testable import Exchange
-@testable import MatchingCore
 import Postgres
-import Testing
 import ServiceKit
 import TestSupport
+import Testing
+
+@testable import Exchange
+@testable import MatchingCore
 
 @Suite struct ExchangeRulesTests {
     @Test func offeredIsOneToTwoHundredCharactersOnOneLine() throws {
@@ -34,7 +35,8 @@ import TestSupport
     @Test func aPlaceIsAPointOrAPlaceIdNeverBothOrNeither() throws {
         let placeId = UUID()
 
-        #expect(try ExchangeRules.place(lat: 60.17, lon: 24.95, placeId: nil) == .point(GeoPoint(lat: 60.17, lon: 24.95)))
+        #expect(
+            try ExchangeRules.place(lat: 60.17, lon: 24.95, placeId: nil) == .point(GeoPoint(lat: 60.17, lon: 24.95)))
         #expect(try ExchangeRules.place(lat: nil, lon: nil, placeId: placeId) == .place(placeId))
         #expect(throws: MatchingError.self) { try ExchangeRules.place(lat: 60.17, lon: 24.95, placeId: placeId) }
         #expect(throws: MatchingError.self) { try ExchangeRules.place(lat: 60.17, lon: nil, placeId: nil) }
@@ -75,7 +77,9 @@ import TestSupport
         #expect(
             ExchangeRules.subject(offered: "Fazer Sininen", offering: "Karl Fazer bars", wanted: ["Pulla"])
                 == "Fazer Sininen for Karl Fazer bars")
-        #expect(ExchangeRules.subject(offered: "Pulla", offering: nil, wanted: ["Kahvi", "Tee", "Mehu"]) == "Pulla for Kahvi or Tee")
+        #expect(
+            ExchangeRules.subject(offered: "Pulla", offering: nil, wanted: ["Kahvi", "Tee", "Mehu"])
+                == "Pulla for Kahvi or Tee")
         #expect(ExchangeRules.subject(offered: "Pulla", offering: nil, wanted: []) == "Pulla")
     }
 
@@ -195,8 +199,10 @@ import TestSupport
         try await withCast { _, cast, tokens, client in
             let token = tokens[cast.owner.userId]!
             // Metsätalo is 285 m from Porthania; Kallion kirjasto about 1.6 km.
-            _ = try await create(client, token, listing("Far", place: ["placeId": MatchingTestApp.farBuilding.placeId.uuidString]))
-            _ = try await create(client, token, listing("Middle", place: ["placeId": MatchingTestApp.metsatalo.placeId.uuidString]))
+            _ = try await create(
+                client, token, listing("Far", place: ["placeId": MatchingTestApp.farBuilding.placeId.uuidString]))
+            _ = try await create(
+                client, token, listing("Middle", place: ["placeId": MatchingTestApp.metsatalo.placeId.uuidString]))
             let nearest = try await create(
                 client, token, listing("Near", place: ["placeId": MatchingTestApp.porthania.placeId.uuidString]))
             let here = "\(MatchingTestApp.porthania.latitude),\(MatchingTestApp.porthania.longitude)"
@@ -214,7 +220,9 @@ import TestSupport
             #expect(newest.allSatisfy { $0["distanceMeters"] == nil })
             #expect(offered(newest) == ["Near", "Middle", "Far"])
             let place = one["place"] as? [String: Any] ?? [:]
-            #expect(place["name"] as? String == "Porthania" && place["lat"] as? Double == MatchingTestApp.porthania.latitude)
+            #expect(
+                place["name"] as? String == "Porthania" && place["lat"] as? Double == MatchingTestApp.porthania.latitude
+            )
         }
     }
 
@@ -223,9 +231,12 @@ import TestSupport
             let token = tokens[cast.owner.userId]!
             for index in 0..<5 {
                 _ = try await create(
-                    client, token, listing("At Porthania \(index)", place: ["placeId": MatchingTestApp.porthania.placeId.uuidString]))
+                    client, token,
+                    listing("At Porthania \(index)", place: ["placeId": MatchingTestApp.porthania.placeId.uuidString]))
             }
-            _ = try await create(client, token, listing("At Metsätalo", place: ["placeId": MatchingTestApp.metsatalo.placeId.uuidString]))
+            _ = try await create(
+                client, token, listing("At Metsätalo", place: ["placeId": MatchingTestApp.metsatalo.placeId.uuidString])
+            )
             let here = "\(MatchingTestApp.unicafe.latitude),\(MatchingTestApp.unicafe.longitude)"
 
             var pages: [[[String: Any]]] = []
@@ -265,7 +276,8 @@ import TestSupport
             let mine = try await browse(client, token, "?mine=true")
             let theirs = try await browse(client, tokens[cast.taker.userId]!, "?mine=true")
             let (wrongOrder, _) = try await client.call(
-                .get, "/v1/listings?near=60.17,24.95&after=\(ListingCursor(order: .newest, createdAtMicroseconds: 0, id: UUID()).text)",
+                .get,
+                "/v1/listings?near=60.17,24.95&after=\(ListingCursor(order: .newest, createdAtMicroseconds: 0, id: UUID()).text)",
                 token: token)
 
             #expect(seen == ["Pulla 4", "Pulla 3", "Pulla 2", "Pulla 1"])
@@ -303,7 +315,8 @@ import TestSupport
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        let exchanges = try await app.database.pool.query("SELECT count(*)::int AS n FROM exchanges").first!.decode("n", as: Int.self)
+        let exchanges = try await app.database.pool.query("SELECT count(*)::int AS n FROM exchanges").first!.decode(
+            "n", as: Int.self)
         let events = try await app.events()
 
         #expect(outcomes.filter { $0 == "agreed" }.count == 1)
@@ -325,17 +338,21 @@ import TestSupport
             let (agreed, exchange) = try await client.call(.post, "/v1/listings/\(listingId)/agree", token: taker)
             let exchangeId = try #require((exchange["id"] as? String).flatMap(UUID.init(uuidString:)))
             let (retry, again) = try await client.call(.post, "/v1/listings/\(listingId)/agree", token: taker)
-            let (late, _) = try await client.call(.post, "/v1/listings/\(listingId)/agree", token: tokens[cast.other.userId]!)
+            let (late, _) = try await client.call(
+                .post, "/v1/listings/\(listingId)/agree", token: tokens[cast.other.userId]!)
             let (own, problem) = try await client.call(.post, "/v1/listings/\(listingId)/agree", token: owner)
             let (_, taken) = try await client.call(.get, "/v1/listings/\(listingId)", token: owner)
-            let (stranger, _) = try await client.call(.get, "/v1/exchanges/\(exchangeId)", token: tokens[cast.other.userId]!)
+            let (stranger, _) = try await client.call(
+                .get, "/v1/exchanges/\(exchangeId)", token: tokens[cast.other.userId]!)
             let opened = try await app.events()
 
             #expect(agreed == .created && exchange["status"] as? String == "in_progress")
             #expect(exchange["offering"] == nil && exchange["offered"] as? String == "Geisha")
             #expect(retry == .created && again["id"] as? String == exchange["id"] as? String)
             #expect(late == .conflict && own == .conflict && problem["status"] as? Int == 409)
-            #expect(taken["status"] as? String == "in_progress" && taken["exchangeId"] as? String == exchange["id"] as? String)
+            #expect(
+                taken["status"] as? String == "in_progress"
+                    && taken["exchangeId"] as? String == exchange["id"] as? String)
             #expect(stranger == .notFound)
             #expect(opened.first { $0.type == MatchOpened.type }?.payload["subject"] as? String == "Geisha for Dumle")
 
@@ -352,7 +369,8 @@ import TestSupport
             #expect(closed.last?.payload["reason"] as? String == "cancelled")
             #expect(closed.last?.payload["matchId"] as? String == exchange["id"] as? String)
             let (agreedAgain, _) = try await client.call(
-                .post, "/v1/listings/\(listingId)/agree", token: tokens[cast.other.userId]!, body: ["offering": "Pätkis"])
+                .post, "/v1/listings/\(listingId)/agree", token: tokens[cast.other.userId]!,
+                body: ["offering": "Pätkis"])
             #expect(agreedAgain == .created)
         }
     }
@@ -374,7 +392,9 @@ import TestSupport
             let events = try await app.events()
 
             #expect(early == .conflict)
-            #expect(half["status"] as? String == "in_progress" && (half["owner"] as? [String: Any])?["completed"] as? Bool == true)
+            #expect(
+                half["status"] as? String == "in_progress"
+                    && (half["owner"] as? [String: Any])?["completed"] as? Bool == true)
             #expect(halfAgain["status"] as? String == "in_progress")
             #expect(done["status"] as? String == "exchanged")
             #expect(swapped["status"] as? String == "exchanged")
@@ -385,8 +405,10 @@ import TestSupport
 
             let (reviewed, review) = try await client.call(
                 .post, "/v1/exchanges/\(exchangeId)/review", token: taker, body: ["stars": 5, "text": "Still warm!"])
-            let (second, _) = try await client.call(.post, "/v1/exchanges/\(exchangeId)/review", token: taker, body: ["stars": 1])
-            let (back, _) = try await client.call(.post, "/v1/exchanges/\(exchangeId)/review", token: owner, body: ["stars": 4])
+            let (second, _) = try await client.call(
+                .post, "/v1/exchanges/\(exchangeId)/review", token: taker, body: ["stars": 1])
+            let (back, _) = try await client.call(
+                .post, "/v1/exchanges/\(exchangeId)/review", token: owner, body: ["stars": 4])
             let (outsider, _) = try await client.call(
                 .post, "/v1/exchanges/\(exchangeId)/review", token: tokens[cast.other.userId]!, body: ["stars": 1])
             let (badStars, problem) = try await client.call(
@@ -395,12 +417,15 @@ import TestSupport
             let shown = try await browse(client, tokens[cast.other.userId]!, "")
             let (_, final) = try await client.call(.get, "/v1/exchanges/\(exchangeId)", token: owner)
 
-            #expect(reviewed == .created && review["stars"] as? Int == 5 && review["revieweeId"] as? String == cast.owner.userId.uuidString)
+            #expect(
+                reviewed == .created && review["stars"] as? Int == 5
+                    && review["revieweeId"] as? String == cast.owner.userId.uuidString)
             #expect(second == .conflict && back == .created && outsider == .notFound)
             #expect(badStars == .badRequest && problem["field"] as? String == "stars")
             let ownerBlock = try #require(shown.first?["owner"] as? [String: Any])
             #expect(ownerBlock["rating"] as? Double == 5 && ownerBlock["reviews"] as? Int == 1)
-            #expect(ownerBlock["id"] as? String == cast.owner.userId.uuidString && ownerBlock["name"] as? String == "Olli")
+            #expect(
+                ownerBlock["id"] as? String == cast.owner.userId.uuidString && ownerBlock["name"] as? String == "Olli")
             #expect((final["owner"] as? [String: Any])?["reviewed"] as? Bool == true)
             #expect((final["taker"] as? [String: Any])?["reviewed"] as? Bool == true)
         }
@@ -411,7 +436,8 @@ import TestSupport
             let (owner, other) = (tokens[cast.owner.userId]!, tokens[cast.other.userId]!)
             let listingId = try await create(client, owner, listing("Tupla"))
 
-            let (notTheirs, _) = try await client.call(.patch, "/v1/listings/\(listingId)", token: other, body: ["offered": "Mine now"])
+            let (notTheirs, _) = try await client.call(
+                .patch, "/v1/listings/\(listingId)", token: other, body: ["offered": "Mine now"])
             let (notTheirsToWithdraw, _) = try await client.call(.delete, "/v1/listings/\(listingId)", token: other)
             let (edited, listing) = try await client.call(
                 .patch, "/v1/listings/\(listingId)", token: owner,
@@ -424,7 +450,9 @@ import TestSupport
             let (stillMine, _) = try await client.call(.get, "/v1/listings/\(listingId)", token: owner)
 
             #expect(notTheirs == .notFound && notTheirsToWithdraw == .notFound)
-            #expect(edited == .ok && listing["offered"] as? String == "Tupla Maxi" && listing["category"] as? String == "other")
+            #expect(
+                edited == .ok && listing["offered"] as? String == "Tupla Maxi"
+                    && listing["category"] as? String == "other")
             #expect(listing["note"] as? String == "By the door")
             #expect(offered(found) == ["Tupla Maxi"])
             #expect(withdrawn == .ok && answer["status"] as? String == "withdrawn")
@@ -491,25 +519,35 @@ import TestSupport
             let (own, others, deleted) = (UUID(), UUID(), UUID())
             try await app.database.pool.transaction { connection in
                 try ReadModels.applyImage(
-                    MediaStored(mediaId: own, ownerId: cast.owner.userId, campus: "helsinki.fi", contentType: "image/jpeg", width: 640, height: 480),
+                    MediaStored(
+                        mediaId: own, ownerId: cast.owner.userId, campus: "helsinki.fi", contentType: "image/jpeg",
+                        width: 640, height: 480),
                     on: connection)
                 try ReadModels.applyImage(
-                    MediaStored(mediaId: others, ownerId: cast.other.userId, campus: "helsinki.fi", contentType: "image/png", width: 64, height: 64),
+                    MediaStored(
+                        mediaId: others, ownerId: cast.other.userId, campus: "helsinki.fi", contentType: "image/png",
+                        width: 64, height: 64),
                     on: connection)
                 // The deletion overtakes its image: the late stored event must not bring it back.
-                try ReadModels.applyImageDeleted(MediaDeleted(mediaId: deleted, ownerId: cast.owner.userId), on: connection)
+                try ReadModels.applyImageDeleted(
+                    MediaDeleted(mediaId: deleted, ownerId: cast.owner.userId), on: connection)
                 try ReadModels.applyImage(
-                    MediaStored(mediaId: deleted, ownerId: cast.owner.userId, campus: "helsinki.fi", contentType: "image/jpeg", width: 64, height: 64),
+                    MediaStored(
+                        mediaId: deleted, ownerId: cast.owner.userId, campus: "helsinki.fi", contentType: "image/jpeg",
+                        width: 64, height: 64),
                     on: connection)
             }
             let token = tokens[cast.owner.userId]!
 
             let (theirs, problem) = try await client.call(
-                .post, "/v1/listings", token: token, body: listing("Jaffa").merging(["photoId": others.uuidString]) { $1 })
+                .post, "/v1/listings", token: token,
+                body: listing("Jaffa").merging(["photoId": others.uuidString]) { $1 })
             let (gone, _) = try await client.call(
-                .post, "/v1/listings", token: token, body: listing("Jaffa").merging(["photoId": deleted.uuidString]) { $1 })
+                .post, "/v1/listings", token: token,
+                body: listing("Jaffa").merging(["photoId": deleted.uuidString]) { $1 })
             let (unknown, _) = try await client.call(
-                .post, "/v1/listings", token: token, body: listing("Jaffa").merging(["photoId": UUID().uuidString]) { $1 })
+                .post, "/v1/listings", token: token,
+                body: listing("Jaffa").merging(["photoId": UUID().uuidString]) { $1 })
             let storedBefore = try await countListings(app)
             let (mine, listing) = try await client.call(
                 .post, "/v1/listings", token: token, body: listing("Jaffa").merging(["photoId": own.uuidString]) { $1 })

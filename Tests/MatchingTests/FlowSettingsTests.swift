@@ -1,11 +1,11 @@
 import Foundation
 import Logging
+import ServiceKit
 import Testing
 
 @testable import Delivery
 @testable import MatchingCore
 @testable import Rides
-import ServiceKit
 
 /// A flow's settings carry its name; the names earlier versions read still work.
 @Suite struct FlowSettingsTests {
@@ -35,9 +35,14 @@ import ServiceKit
     @Test func theEarlierNameIsReadOnlyWhenItAloneIsSet() throws {
         let said = try configuration(["RIDE_OFFER_COUNT": "5", "RIDES_OFFER_ROUNDS": "2"])
 
-        #expect(said.flowSetting("rides", "OFFER_COUNT", formerly: "RIDE_OFFER_COUNT", logger: logger) == "RIDE_OFFER_COUNT")
-        #expect(said.flowSetting("rides", "OFFER_ROUNDS", formerly: "RIDE_OFFER_ROUNDS", logger: logger) == "RIDES_OFFER_ROUNDS")
-        #expect(said.flowSetting("rides", "LIFETIME_SECONDS", formerly: "RIDE_LIFETIME_SECONDS", logger: logger)
-            == "RIDES_LIFETIME_SECONDS")
+        #expect(
+            said.flowSetting("rides", "OFFER_COUNT", formerly: "RIDE_OFFER_COUNT", logger: logger) == "RIDE_OFFER_COUNT"
+        )
+        #expect(
+            said.flowSetting("rides", "OFFER_ROUNDS", formerly: "RIDE_OFFER_ROUNDS", logger: logger)
+                == "RIDES_OFFER_ROUNDS")
+        #expect(
+            said.flowSetting("rides", "LIFETIME_SECONDS", formerly: "RIDE_LIFETIME_SECONDS", logger: logger)
+                == "RIDES_LIFETIME_SECONDS")
     }
 }

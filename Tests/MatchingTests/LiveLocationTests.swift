@@ -2,16 +2,17 @@ import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import Delivery
-@testable import MatchingCore
 import Messaging
 import Postgres
-@testable import Rides
+import ServiceKit
 import ServiceLifecycle
 import Synchronization
-import Testing
-import ServiceKit
 import TestSupport
+import Testing
+
+@testable import Delivery
+@testable import MatchingCore
+@testable import Rides
 
 @Suite struct PositionPacingTests {
     @Test func aPositionGoesAtOnceASecondAfterTheLastFrameAndOtherwiseWaitsForOneTimer() {
@@ -34,7 +35,9 @@ import TestSupport
 
     @Test func aRiderSeesTheirDriverAtMostOnceASecondWithTheLastPositionAndNothingAfterTheRide() async throws {
         let app = try await MatchingTestApp.make()
-        let (driver, rider, stranger) = (Identity.student("Ville"), Identity.student("Riikka"), Identity.student("Sanna"))
+        let (driver, rider, stranger) = (
+            Identity.student("Ville"), Identity.student("Riikka"), Identity.student("Sanna")
+        )
         let (driverToken, riderToken) = (try await app.token(for: driver), try await app.token(for: rider))
 
         try await app.test { client in
@@ -81,7 +84,9 @@ import TestSupport
 
     @Test func anOrdererSeesTheirDelivererAtMostOnceASecondWithTheLastPositionAndNothingAfterTheMatch() async throws {
         let app = try await MatchingTestApp.make()
-        let (deliverer, orderer, stranger) = (Identity.student("Eero"), Identity.student("Olli"), Identity.student("Sanna"))
+        let (deliverer, orderer, stranger) = (
+            Identity.student("Eero"), Identity.student("Olli"), Identity.student("Sanna")
+        )
         let (delivererToken, ordererToken) = (try await app.token(for: deliverer), try await app.token(for: orderer))
         let strangerToken = try await app.token(for: stranger)
         _ = try await app.checkIn(deliverer)

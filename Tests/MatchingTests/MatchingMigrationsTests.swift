@@ -1,19 +1,21 @@
 import Foundation
 import Logging
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// Matching's migrations as the flows own them: the shared tables in Core, each flow's in its own folder.
 @Suite struct MatchingMigrationsTests {
     static let folders =
-        [PostgresMigrator.messagingDirectory] + MatchingTestApp.migrations.map { TestService.repositoryRoot.appendingPathComponent($0) }
+        [PostgresMigrator.messagingDirectory]
+        + MatchingTestApp.migrations.map { TestService.repositoryRoot.appendingPathComponent($0) }
 
     @Test func theDeliveryTablesComeFromTheDeliveryFolder() async throws {
         let core = try await TestDatabase.make(migrations: Array(Self.folders.prefix(2)))
 
         let tables = try await core.pool.query(
-            "SELECT table_name FROM information_schema.tables WHERE table_name IN ('runs', 'orders', 'offers', 'matches')")
+            "SELECT table_name FROM information_schema.tables WHERE table_name IN ('runs', 'orders', 'offers', 'matches')"
+        )
 
         #expect(tables.isEmpty)
     }

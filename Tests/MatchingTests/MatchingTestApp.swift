@@ -3,17 +3,19 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-@testable import Delivery
-@testable import Matching
-@testable import MatchingCore
 import Postgres
 import ServiceKit
 import TestSupport
 
+@testable import Delivery
+@testable import Matching
+@testable import MatchingCore
+
 /// The real matching application on a fresh database and vhost, with campus places already in its read model.
 struct MatchingTestApp: ServiceTestApp {
     static let migrations = [
-        "Services/Matching/Core/Migrations", "Services/Matching/Delivery/Migrations", "Services/Matching/Tutoring/Migrations",
+        "Services/Matching/Core/Migrations", "Services/Matching/Delivery/Migrations",
+        "Services/Matching/Tutoring/Migrations",
         "Services/Matching/Exchange/Migrations", "Services/Matching/Rides/Migrations",
     ]
 
@@ -77,7 +79,8 @@ struct MatchingTestApp: ServiceTestApp {
 
     /// The outbox's events in commit order, with their JSON.
     func events() async throws -> [(type: String, payload: [String: Any])] {
-        try await service.database.pool.query("SELECT type, payload::text AS payload FROM outbox ORDER BY seq").map { row in
+        try await service.database.pool.query("SELECT type, payload::text AS payload FROM outbox ORDER BY seq").map {
+            row in
             let text: String = try row.decode("payload")
             return (
                 try row.decode("type"),

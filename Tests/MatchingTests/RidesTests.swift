@@ -1,12 +1,13 @@
 import Contracts
 import Foundation
 import HummingbirdTesting
-@testable import MatchingCore
 import Postgres
-@testable import Rides
-import Testing
 import ServiceKit
 import TestSupport
+import Testing
+
+@testable import MatchingCore
+@testable import Rides
 
 @Suite struct RideRulesTests {
     @Test func aCarIsOneLineOfOneToEightyCharactersAndSeatsAreOneToEight() throws {
@@ -351,7 +352,9 @@ import TestSupport
 
     @Test func aRidersCancelTellsTheDriverAndClosesTheChat() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, driver, stranger) = (Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Ville"))
+        let (rider, driver, stranger) = (
+            Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Ville")
+        )
         let tokens = try await tokens(app, [rider, driver, stranger])
 
         try await app.test { client in
@@ -466,7 +469,9 @@ import TestSupport
 
     @Test func eachSideFindsTheirCurrentRideUntilItIsOverAndAStrangerNone() async throws {
         let app = try await MatchingTestApp.make()
-        let (rider, driver, stranger) = (Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Sanni"))
+        let (rider, driver, stranger) = (
+            Identity.student("Riikka"), Identity.student("Kalle"), Identity.student("Sanni")
+        )
         let tokens = try await tokens(app, [rider, driver, stranger])
 
         try await app.test { client in

@@ -1,10 +1,11 @@
 import Contracts
 import Foundation
 import HummingbirdTesting
-@testable import MatchingCore
-import Testing
 import ServiceKit
 import TestSupport
+import Testing
+
+@testable import MatchingCore
 @testable import Tutoring
 
 @Suite struct TutoringRulesTests {
@@ -77,7 +78,9 @@ import TestSupport
     func cardIds(_ client: any TestClientProtocol, _ token: String, query: String = "") async throws -> [UUID] {
         let (status, feed) = try await client.call(.get, "/v1/tutoring/feed\(query)", token: token)
         guard status == .ok else { throw TestFailure("feed answered \(status): \(feed)") }
-        return (feed["cards"] as? [[String: Any]] ?? []).compactMap { ($0["userId"] as? String).flatMap { UUID(uuidString: $0) } }
+        return (feed["cards"] as? [[String: Any]] ?? []).compactMap {
+            ($0["userId"] as? String).flatMap { UUID(uuidString: $0) }
+        }
     }
 
     @Test func theFeedShowsTutorsOfSharedCoursesMostSharedFirstAndNoChemist() async throws {
@@ -86,13 +89,19 @@ import TestSupport
             let cards = feed["cards"] as? [[String: Any]] ?? []
 
             #expect(status == .ok)
-            #expect(cards.compactMap { ($0["userId"] as? String).flatMap { UUID(uuidString: $0) } } == [cast.physicsTutor.userId, cast.mathTutor.userId])
+            #expect(
+                cards.compactMap { ($0["userId"] as? String).flatMap { UUID(uuidString: $0) } } == [
+                    cast.physicsTutor.userId, cast.mathTutor.userId,
+                ])
             #expect(cards.first?["name"] as? String == "Fiia")
             let courses = cards.first?["courses"] as? [[String: Any]] ?? []
             #expect(courses.compactMap { $0["code"] as? String } == ["MAT-101", "PHYS-102"])
             #expect(courses.compactMap { $0["shared"] as? Bool } == [true, true])
             #expect(cards.allSatisfy { $0["email"] == nil && $0["preferences"] == nil })
-            #expect(try await cardIds(client, tokens[cast.student.userId]!, query: "?course=phys102") == [cast.physicsTutor.userId])
+            #expect(
+                try await cardIds(client, tokens[cast.student.userId]!, query: "?course=phys102") == [
+                    cast.physicsTutor.userId
+                ])
             #expect(try await cardIds(client, tokens[cast.mathTutor.userId]!) == [cast.student.userId])
             #expect(try await cardIds(client, tokens[cast.chemist.userId]!) == [])
         }
@@ -102,9 +111,11 @@ import TestSupport
         try await withCast { _, cast, tokens, client in
             let token = tokens[cast.student.userId]!
             let (passed, _) = try await client.call(
-                .post, "/v1/tutoring/swipes", token: token, body: ["userId": cast.mathTutor.userId.uuidString, "like": false])
+                .post, "/v1/tutoring/swipes", token: token,
+                body: ["userId": cast.mathTutor.userId.uuidString, "like": false])
             let (again, problem) = try await client.call(
-                .post, "/v1/tutoring/swipes", token: token, body: ["userId": cast.mathTutor.userId.uuidString, "like": true])
+                .post, "/v1/tutoring/swipes", token: token,
+                body: ["userId": cast.mathTutor.userId.uuidString, "like": true])
 
             #expect(passed == .created)
             #expect(again == .conflict && problem["detail"] as? String == "You already swiped on this user.")
@@ -116,9 +127,11 @@ import TestSupport
         try await withCast { app, cast, tokens, client in
             let (saara, fiia) = (tokens[cast.student.userId]!, tokens[cast.physicsTutor.userId]!)
             let (_, first) = try await client.call(
-                .post, "/v1/tutoring/swipes", token: saara, body: ["userId": cast.physicsTutor.userId.uuidString, "like": true])
+                .post, "/v1/tutoring/swipes", token: saara,
+                body: ["userId": cast.physicsTutor.userId.uuidString, "like": true])
             let (_, second) = try await client.call(
-                .post, "/v1/tutoring/swipes", token: fiia, body: ["userId": cast.student.userId.uuidString, "like": true])
+                .post, "/v1/tutoring/swipes", token: fiia,
+                body: ["userId": cast.student.userId.uuidString, "like": true])
             let matchId = try #require((second["matchId"] as? String).flatMap { UUID(uuidString: $0) })
             let (_, matches) = try await client.call(.get, "/v1/tutoring/matches", token: saara)
             let (profileStatus, fullProfile) = try await client.call(
@@ -132,7 +145,10 @@ import TestSupport
             #expect(profileStatus == .ok && fullProfile["preferences"] as? String == "Kaisa-talo or online")
             #expect(strangerStatus == .notFound)
             let matched = try #require(opened.first { $0.type == TutoringMatched.type })
-            #expect(Set((matched.payload["recipients"] as? [String] ?? []).compactMap { UUID(uuidString: $0) }) == [cast.student.userId, cast.physicsTutor.userId])
+            #expect(
+                Set((matched.payload["recipients"] as? [String] ?? []).compactMap { UUID(uuidString: $0) }) == [
+                    cast.student.userId, cast.physicsTutor.userId,
+                ])
             #expect(matched.payload["courses"] as? [String] == ["MAT-101", "PHYS-102"])
             let openedMatch = try #require(opened.first { $0.type == MatchOpened.type })
             #expect(openedMatch.payload["flow"] as? String == "tutoring")
@@ -140,7 +156,8 @@ import TestSupport
 
             let (unmatched, _) = try await client.call(.delete, "/v1/tutoring/matches/\(matchId)", token: fiia)
             let (again, _) = try await client.call(.delete, "/v1/tutoring/matches/\(matchId)", token: saara)
-            let (afterStatus, _) = try await client.call(.get, "/v1/tutoring/profiles/\(cast.physicsTutor.userId)", token: saara)
+            let (afterStatus, _) = try await client.call(
+                .get, "/v1/tutoring/profiles/\(cast.physicsTutor.userId)", token: saara)
             let closed = try await app.events().dropFirst(opened.count).map(\.type)
 
             #expect(unmatched == .noContent && again == .notFound && afterStatus == .notFound)
@@ -157,7 +174,8 @@ import TestSupport
         let tutors = (0..<10).map { Identity.student("Tutor \($0)") }
         for (caller, role) in students.map({ ($0, TutoringRole.student) }) + tutors.map({ ($0, TutoringRole.tutor) }) {
             _ = try await repository.saveProfile(
-                .init(role: role, courses: ["MAT-101"], description: "", rateCents: 0, availability: "", preferences: ""),
+                .init(
+                    role: role, courses: ["MAT-101"], description: "", rateCents: 0, availability: "", preferences: ""),
                 caller: caller)
         }
 
@@ -183,19 +201,24 @@ import TestSupport
 
         try await app.test { client in
             let (noProfile, problem) = try await client.call(.get, "/v1/tutoring/feed", token: token)
-            #expect(noProfile == .conflict && (problem["detail"] as? String)?.contains("PUT /v1/tutoring/profile") == true)
+            #expect(
+                noProfile == .conflict && (problem["detail"] as? String)?.contains("PUT /v1/tutoring/profile") == true)
             let cases: [([String: Any], String)] = [
                 (["role": "teacher", "courses": ["MAT-101"]], "role"),
                 (["role": "tutor", "courses": []], "courses"),
                 (["role": "tutor", "courses": ["MAT 101 !"]], "courses"),
                 (["role": "tutor", "courses": ["MAT-101"], "rateCents": -1], "rateCents"),
-                (["role": "tutor", "courses": ["MAT-101"], "description": String(repeating: "x", count: 1001)], "description"),
+                (
+                    ["role": "tutor", "courses": ["MAT-101"], "description": String(repeating: "x", count: 1001)],
+                    "description"
+                ),
             ]
             for (body, field) in cases {
                 let (status, problem) = try await client.call(.put, "/v1/tutoring/profile", token: token, body: body)
                 #expect(status == .badRequest && problem["field"] as? String == field, "\(body)")
             }
-            _ = try await client.call(.put, "/v1/tutoring/profile", token: token, body: ["role": "tutor", "courses": ["MAT-101"]])
+            _ = try await client.call(
+                .put, "/v1/tutoring/profile", token: token, body: ["role": "tutor", "courses": ["MAT-101"]])
             let (own, _) = try await client.call(
                 .post, "/v1/tutoring/swipes", token: token, body: ["userId": caller.userId.uuidString, "like": true])
             let (unknown, _) = try await client.call(

@@ -5,7 +5,9 @@ import Testing
 /// libvips on real files: a phone photo with its GPS position, the other formats, and each kind of bad upload.
 @Suite struct ImageProcessorTests {
     static func fixture(_ name: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)"))
+        try Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Fixtures/\(name)"))
     }
 
     /// Whether `data` holds `text` anywhere.

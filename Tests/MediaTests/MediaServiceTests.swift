@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import Media
 import MediaImaging
-import Testing
 import TestSupport
+import Testing
+
+@testable import Media
 
 /// The real media application on a fresh database and vhost.
 struct MediaTestApp: ServiceTestApp {
@@ -24,7 +25,8 @@ struct MediaTestApp: ServiceTestApp {
         return (
             try await pool.query("SELECT count(*) AS n FROM media WHERE deleted_at IS NULL").first!.decode("n"),
             try await pool.query("SELECT count(*) AS n FROM image_blobs").first!.decode("n"),
-            try await pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type") })
+            try await pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type") }
+        )
     }
 }
 
@@ -43,7 +45,8 @@ extension TestClientProtocol {
     ) async throws -> Answer {
         var headers = extra
         headers[.authorization] = "Bearer \(token)"
-        return try await execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }) {
+        return try await execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+        {
             Answer(status: $0.status, headers: $0.headers, body: Data($0.body.readableBytesView))
         }
     }

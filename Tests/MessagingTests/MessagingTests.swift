@@ -1,10 +1,11 @@
 import Contracts
 import Foundation
-@testable import Messaging
 import Postgres
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
+
+@testable import Messaging
 
 /// An event of the tests' own producer.
 struct ThingHappened: Event {
@@ -36,7 +37,8 @@ struct MessagingFixture {
         handlers.on(ThingHappened.self, from: "producer") { event, connection in
             struct Poisoned: Error {}
             if event.isPoison { throw Poisoned() }
-            try connection.query("INSERT INTO applied (event_id, sequence) VALUES (\(event.thingId), \(event.sequence))")
+            try connection.query(
+                "INSERT INTO applied (event_id, sequence) VALUES (\(event.thingId), \(event.sequence))")
         }
         return Topology(service: "consumer", handlers: handlers, deliveryLimit: 3)
     }()
@@ -75,7 +77,9 @@ struct MessagingFixture {
     }
 
     func appliedSequences() async throws -> [Int] {
-        try await consumer.pool.query("SELECT sequence FROM applied ORDER BY sequence").map { try $0.decode("sequence") }
+        try await consumer.pool.query("SELECT sequence FROM applied ORDER BY sequence").map {
+            try $0.decode("sequence")
+        }
     }
 
     /// Whether the relay has published and marked sent every row of the producer's outbox.
@@ -114,7 +118,9 @@ struct MessagingFixture {
 
 @Suite(.serialized, .timeLimit(.minutes(5))) struct MessagingTests {
     @Test func aConnectionThatFailsThrowsAndFreesItsStateOnce() {
-        for url in ["amqp://nobody:wrong@127.0.0.1:1/%2F", "not a url", "amqp://nobody:wrong@127.0.0.1:5672/no-such-vhost"] {
+        for url in [
+            "amqp://nobody:wrong@127.0.0.1:1/%2F", "not a url", "amqp://nobody:wrong@127.0.0.1:5672/no-such-vhost",
+        ] {
             #expect(throws: AMQPError.self) { try AMQPConnection(url: url, connectTimeout: 1) }
         }
     }
@@ -167,7 +173,8 @@ struct MessagingFixture {
         }
         for (id, daysAgo) in [(oldMessage, 15.0), (recentMessage, 13.0)] {
             try await fixture.consumer.pool.query(
-                "INSERT INTO inbox (message_id, received_at) VALUES (\(id), \(Date().addingTimeInterval(-daysAgo * 24 * 3600)))")
+                "INSERT INTO inbox (message_id, received_at) VALUES (\(id), \(Date().addingTimeInterval(-daysAgo * 24 * 3600)))"
+            )
         }
 
         try await fixture.running {
@@ -177,8 +184,12 @@ struct MessagingFixture {
                 return outboxRows == 1 && inboxRows == 1
             }
         }
-        let outbox = try await fixture.producer.pool.query("SELECT id FROM outbox").map { try $0.decode("id", as: UUID.self) }
-        let inbox = try await fixture.consumer.pool.query("SELECT message_id FROM inbox").map { try $0.decode("message_id", as: UUID.self) }
+        let outbox = try await fixture.producer.pool.query("SELECT id FROM outbox").map {
+            try $0.decode("id", as: UUID.self)
+        }
+        let inbox = try await fixture.consumer.pool.query("SELECT message_id FROM inbox").map {
+            try $0.decode("message_id", as: UUID.self)
+        }
 
         #expect(outbox == [recentSent])
         #expect(inbox == [recentMessage])
@@ -201,7 +212,8 @@ struct MessagingFixture {
             try await fixture.producer.pool.query("SELECT pg_notify('outbox', '')")
             try await eventually("the second copy taken and acknowledged by the consumer") { fixture.consumed == 2 }
         }
-        let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode("n", as: Int.self)
+        let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode(
+            "n", as: Int.self)
 
         #expect(try await fixture.appliedSequences() == [1])
         #expect(inbox == 1)
@@ -271,7 +283,8 @@ struct MessagingFixture {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode("n", as: Int.self)
+        let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode(
+            "n", as: Int.self)
 
         #expect(try await fixture.appliedSequences() == Array(1...100))
         #expect(inbox == 100)

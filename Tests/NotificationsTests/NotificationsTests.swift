@@ -6,13 +6,14 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
 import Messaging
-@testable import Notifications
 import NIOConcurrencyHelpers
 import Postgres
 import ServiceKit
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
+
+@testable import Notifications
 
 /// The real notifications application on a fresh database and vhost (or, `sharing` another, a second replica).
 struct NotificationsTestApp: ServiceTestApp {
@@ -27,9 +28,11 @@ struct NotificationsTestApp: ServiceTestApp {
 
     /// Runs the application on a real port.
     func live(
-        pushSender: (any PushSender)? = nil, _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
+        pushSender: (any PushSender)? = nil,
+        _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let app = try await buildApplication(service.configuration, logger: TestEnvironment.logger, pushSender: pushSender)
+        let app = try await buildApplication(
+            service.configuration, logger: TestEnvironment.logger, pushSender: pushSender)
         try await app.test(.live) { client in try await body(client.port!, client) }
     }
 
@@ -75,7 +78,9 @@ enum StreamClient {
                         }
                         inner.addTask {
                             try await action?(outbound)
-                            while received.withLockedValue({ $0.count }) < count && Date().timeIntervalSince(start) < timeout {
+                            while received.withLockedValue({ $0.count }) < count
+                                && Date().timeIntervalSince(start) < timeout
+                            {
                                 try await Task.sleep(for: .milliseconds(20))
                             }
                             // NB: not a wait for a condition: the quiet time in which no frame past `count` may come.
@@ -99,7 +104,8 @@ enum StreamClient {
         let (orderer, deliverer, stranger) = (UUID(), UUID(), UUID())
         let offer = OfferMade(
             offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
-            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"), destination: PlaceReference(placeId: UUID(), name: "Porthania"),
+            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
+            destination: PlaceReference(placeId: UUID(), name: "Porthania"),
             items: "Soup", expiresAt: Date(), version: 1)
         let message = MessageSent(
             messageId: UUID(), conversationId: UUID(), senderId: orderer, senderName: "Olli", recipients: [deliverer],
@@ -145,8 +151,13 @@ enum StreamClient {
 
             #expect(missed.compactMap { $0["seq"] as? Int } == [3, 4, 5, 6, 7])
             #expect(missed.compactMap { $0["type"] as? String }.suffix(2) == ["match.accepted", "match.completed"])
-            let (status, polled) = try await client.execute(uri: "/v1/notifications?after=5", method: .get, headers: [.authorization: "Bearer \(token)"]) {
-                ($0.status, (try? JSONSerialization.jsonObject(with: Data($0.body.readableBytesView))) as? [String: Any])
+            let (status, polled) = try await client.execute(
+                uri: "/v1/notifications?after=5", method: .get, headers: [.authorization: "Bearer \(token)"]
+            ) {
+                (
+                    $0.status,
+                    (try? JSONSerialization.jsonObject(with: Data($0.body.readableBytesView))) as? [String: Any]
+                )
             }
             #expect(status == .ok)
             #expect((polled?["entries"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [6, 7])
@@ -178,7 +189,8 @@ enum StreamClient {
         let (aino, eero) = (UUID(), UUID())
         let conversation = UUID()
         try await first.database.pool.transaction { connection in
-            try FeedPostgresRepository.setConversation(conversation, members: [aino, eero], isOpen: true, on: connection)
+            try FeedPostgresRepository.setConversation(
+                conversation, members: [aino, eero], isOpen: true, on: connection)
         }
         let (ainoToken, eeroToken) = (try await first.token(aino), try await first.token(eero))
 
@@ -195,7 +207,8 @@ enum StreamClient {
                         seenByEero.withLockedValue { $0.count } >= 1
                     }
                     try await eventually("Aino's typing heard by Eero") {
-                        try await socket.write(.text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
+                        try await socket.write(
+                            .text(#"{"type":"typing","conversationId":"\#(conversation.uuidString)"}"#))
                         // NB: not a wait for a condition: the pace at which a typing client repeats its hint.
                         try await Task.sleep(for: .milliseconds(300))
                         return seenByEero.withLockedValue { $0.count } >= 2
@@ -220,7 +233,8 @@ enum StreamClient {
         let deliverer = UUID()
         let offer = OfferMade(
             offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
-            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"), destination: PlaceReference(placeId: UUID(), name: "Porthania"),
+            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
+            destination: PlaceReference(placeId: UUID(), name: "Porthania"),
             items: "Soup", expiresAt: Date(), version: 1)
         try await matching.pool.transaction { try Outbox.append(offer, on: $0) }
         let relay = OutboxRelay(
@@ -260,8 +274,10 @@ enum StreamClient {
         try await app.live(pushSender: sender) { port, client in
             for (token, device) in [(offlineToken, "device-a"), (offlineToken, "device-b"), (onlineToken, "device-c")] {
                 let status = try await client.execute(
-                    uri: "/v1/devices", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                    body: ByteBuffer(string: #"{"token":"\#(device)","platform":"ios"}"#)) { $0.status }
+                    uri: "/v1/devices", method: .post,
+                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"token":"\#(device)","platform":"ios"}"#)
+                ) { $0.status }
                 #expect(status == .created)
             }
             _ = try await StreamClient.frames(port: port, token: onlineToken, count: 1, quiet: 2) { _ in
@@ -280,9 +296,13 @@ enum StreamClient {
         }
         let rows = try await app.database.pool.query(
             "SELECT user_id, delivered_at IS NOT NULL AS delivered, pushed_at IS NOT NULL AS pushed FROM feed")
-        let byUser = Dictionary(uniqueKeysWithValues: try rows.map {
-            (try $0.decode("user_id", as: UUID.self), (try $0.decode("delivered", as: Bool.self), try $0.decode("pushed", as: Bool.self)))
-        })
+        let byUser = Dictionary(
+            uniqueKeysWithValues: try rows.map {
+                (
+                    try $0.decode("user_id", as: UUID.self),
+                    (try $0.decode("delivered", as: Bool.self), try $0.decode("pushed", as: Bool.self))
+                )
+            })
 
         #expect(byUser[online]?.0 == true && byUser[online]?.1 == false)
         #expect(byUser[offline]?.0 == false && byUser[offline]?.1 == true)

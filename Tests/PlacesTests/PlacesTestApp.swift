@@ -2,10 +2,11 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Postgres
-@testable import PlaceCatalog
-@testable import Places
 import ServiceKit
 import TestSupport
+
+@testable import PlaceCatalog
+@testable import Places
 
 /// The real places application on a fresh database (with the bundled Helsinki places imported) and vhost.
 struct PlacesTestApp: ServiceTestApp {
@@ -26,9 +27,12 @@ struct PlacesTestApp: ServiceTestApp {
 
     /// Imports a file the way `places import` does.
     @discardableResult
-    func importFile(_ url: URL, campus: String? = nil, retiresMany: Bool = false) async throws -> PlaceImporter.Summary {
+    func importFile(_ url: URL, campus: String? = nil, retiresMany: Bool = false) async throws -> PlaceImporter.Summary
+    {
         let campus = try campus.map { domain in
-            guard let campus = importer.campuses.campus(forDomain: domain) else { throw TestFailure("no campus \(domain)") }
+            guard let campus = importer.campuses.campus(forDomain: domain) else {
+                throw TestFailure("no campus \(domain)")
+            }
             return campus
         }
         return try await importer.importGeoJSON(try Data(contentsOf: url), campus: campus, retiresMany: retiresMany)

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Postgres
+import TestSupport
+import Testing
+
 @testable import PlaceCatalog
 @testable import Places
-import Postgres
-import Testing
-import TestSupport
 
 @Suite struct PlaceSearchTests {
     @Test func searchFindsPorthaniaHoweverItIsTyped() async throws {
@@ -28,8 +29,10 @@ import TestSupport
         let repository = PlacePostgresRepository(database: app.database.pool, crowdedPrefix: 20)
         let porthania = Coordinate(latitude: 60.1697, longitude: 24.9484)
 
-        let crowded = try await repository.search(text: "r", near: porthania, campus: "helsinki.fi", kind: nil, limit: 10)
-        let exact = try await repository.search(text: "porthania", near: porthania, campus: "helsinki.fi", kind: nil, limit: 10)
+        let crowded = try await repository.search(
+            text: "r", near: porthania, campus: "helsinki.fi", kind: nil, limit: 10)
+        let exact = try await repository.search(
+            text: "porthania", near: porthania, campus: "helsinki.fi", kind: nil, limit: 10)
         let nearest = try await app.database.pool.query(
             """
             SELECT id FROM places WHERE retired_at IS NULL AND name_key LIKE 'r%'
@@ -71,7 +74,8 @@ import TestSupport
         let lon: Double = try porthania.decode("lon")
 
         try await app.test { client in
-            let nearby = try await client.places("/v1/places/nearby?lat=\(lat)&lon=\(lon)&radius=400&kind=restaurant", token: token)
+            let nearby = try await client.places(
+                "/v1/places/nearby?lat=\(lat)&lon=\(lon)&radius=400&kind=restaurant", token: token)
             let cafes = try await client.places("/v1/places?q=cafe&near=\(lat),\(lon)&kind=restaurant", token: token)
 
             let distances = nearby.compactMap { $0["distanceMeters"] as? Double }
@@ -89,7 +93,10 @@ import TestSupport
                 #expect(abs((place["distanceMeters"] as? Double ?? -1) - (expected ?? 0)) < 0.01)
             }
             #expect(!cafes.isEmpty)
-            #expect(cafes.allSatisfy { ($0["name"] as? String)?.lowercased().contains("caf") == true || $0["subtype"] as? String == "cafe" })
+            #expect(
+                cafes.allSatisfy {
+                    ($0["name"] as? String)?.lowercased().contains("caf") == true || $0["subtype"] as? String == "cafe"
+                })
         }
     }
 
@@ -145,7 +152,9 @@ import TestSupport
             #expect(lines.contains(#"http_requests_total{method="GET",route="/v1/places",status="200"} 2"#))
             #expect(lines.contains(#"http_requests_total{method="GET",route="/v1/places",status="401"} 1"#))
             #expect(lines.contains(#"http_request_duration_seconds_count{route="/v1/places"} 3"#))
-            #expect(lines.contains { $0.hasPrefix(#"http_request_duration_seconds_bucket{route="/v1/places",le="0.001"}"#) })
+            #expect(
+                lines.contains { $0.hasPrefix(#"http_request_duration_seconds_bucket{route="/v1/places",le="0.001"}"#) }
+            )
             #expect(lines.contains("# TYPE http_requests_total counter"))
         }
     }
@@ -184,13 +193,16 @@ import TestSupport
         var collection = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: PlacesTestApp.bundledData)) as? [String: Any])
         var features = try #require(collection["features"] as? [[String: Any]])
-        let renamedIndex = try #require(features.firstIndex { ($0["properties"] as? [String: Any])?["name"] as? String == "Porthania" })
+        let renamedIndex = try #require(
+            features.firstIndex { ($0["properties"] as? [String: Any])?["name"] as? String == "Porthania" })
         var properties = features[renamedIndex]["properties"] as! [String: Any]
         properties["name"] = "Porthania (renovated)"
         features[renamedIndex]["properties"] = properties
-        let removed = features.remove(at: features.firstIndex { ($0["properties"] as? [String: Any])?["name"] as? String == "Metsätalo" }!)
+        let removed = features.remove(
+            at: features.firstIndex { ($0["properties"] as? [String: Any])?["name"] as? String == "Metsätalo" }!)
         features.append([
-            "type": "Feature", "properties": ["osm_type": "node", "osm_id": 9_999_999_999, "amenity": "cafe", "name": "Uusi Kahvila"],
+            "type": "Feature",
+            "properties": ["osm_type": "node", "osm_id": 9_999_999_999, "amenity": "cafe", "name": "Uusi Kahvila"],
             "geometry": ["type": "Point", "coordinates": [24.948, 60.170]],
         ])
         collection["features"] = features
@@ -204,7 +216,10 @@ import TestSupport
         #expect(summary.updated == 1 && summary.added == 1 && summary.retired == 1)
         #expect(events.count == 3)
         #expect(Set(try events.map { try $0.decode("type", as: String.self) }) == ["place.upserted", "place.retired"])
-        #expect(Set(try events.compactMap { try $0.decode("name", as: String?.self) }) == ["Porthania (renovated)", "Uusi Kahvila"])
+        #expect(
+            Set(try events.compactMap { try $0.decode("name", as: String?.self) }) == [
+                "Porthania (renovated)", "Uusi Kahvila",
+            ])
         #expect((removed["properties"] as? [String: Any])?["name"] as? String == "Metsätalo")
     }
 
@@ -227,7 +242,9 @@ import TestSupport
         let app = try await PlacesTestApp.make()
 
         let summary = try await app.importFile(PlacesTestApp.fixture("university-osmium.geojsonseq"))
-        let stored = try await app.database.pool.query("SELECT source_key, name FROM places").reduce(into: [String: String]()) {
+        let stored = try await app.database.pool.query("SELECT source_key, name FROM places").reduce(
+            into: [String: String]()
+        ) {
             $0[try $1.decode("source_key", as: String.self)] = try $1.decode("name", as: String.self)
         }
 
@@ -271,15 +288,20 @@ import TestSupport
 
         #expect(summary?.retired ?? 0 == 0)
         #expect(try await app.inService() == first.added + (summary?.added ?? 0))
-        if let summary { #expect(summary.notRetired == first.added && summary.whyNotRetired?.contains("broken") == true) }
+        if let summary {
+            #expect(summary.notRetired == first.added && summary.whyNotRetired?.contains("broken") == true)
+        }
     }
 
     @Test func aFileWithoutAValidPlaceOfTheCampusRetiresNothing() async throws {
         let app = try await PlacesTestApp.make()
         let first = try await app.importFile(PlacesTestApp.bundledData)
         let lines = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID()).geojsonseq")
-        try Data(#"{"type":"Feature","id":"w1","properties":{"highway":"path"},"geometry":{"type":"LineString","coordinates":[[24.95,60.17],[24.951,60.171]]}}"#.utf8)
-            .write(to: lines)
+        try Data(
+            #"{"type":"Feature","id":"w1","properties":{"highway":"path"},"geometry":{"type":"LineString","coordinates":[[24.95,60.17],[24.951,60.171]]}}"#
+                .utf8
+        )
+        .write(to: lines)
 
         let summary = try await app.importFile(lines, campus: "helsinki.fi")
 
@@ -335,7 +357,8 @@ extension PlacesTestApp {
 
     /// How many places are in service.
     func inService() async throws -> Int {
-        try await service.database.pool.query("SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL").first!.decode("n", as: Int.self)
+        try await service.database.pool.query("SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL").first!
+            .decode("n", as: Int.self)
     }
 
     func outboxTypes() async throws -> [String] {

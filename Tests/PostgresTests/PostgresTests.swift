@@ -1,10 +1,12 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct PostgresTests {
-    static let migrations = [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Migrations")]
+    static let migrations = [
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Migrations")
+    ]
 
     @Test func parametersRoundTripUnchanged() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
@@ -14,7 +16,8 @@ import TestSupport
 
         for text in texts {
             try await database.pool.query(
-                "INSERT INTO things (id, name, note, happened_at, payload, flag, amount) VALUES (\(UUID()), \(text), \(nil as String?), \(when), \(bytes), \(true), \(Int64.max))")
+                "INSERT INTO things (id, name, note, happened_at, payload, flag, amount) VALUES (\(UUID()), \(text), \(nil as String?), \(when), \(bytes), \(true), \(Int64.max))"
+            )
         }
         let rows = try await database.pool.query("SELECT name, note, happened_at, payload, flag, amount FROM things")
 
@@ -35,7 +38,8 @@ import TestSupport
 
         var read: [Double] = []
         for value in values {
-            read.append(try await database.pool.query("SELECT \(value)::float8 AS x").first!.decode("x", as: Double.self))
+            read.append(
+                try await database.pool.query("SELECT \(value)::float8 AS x").first!.decode("x", as: Double.self))
         }
         let nan = try await database.pool.query("SELECT \(Double.nan)::float8 AS x").first!.decode("x", as: Double.self)
 

@@ -1,7 +1,8 @@
 import Foundation
 import HummingbirdTesting
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A RabbitMQ virtual host of its own for one test, and the broker operations tests need.
@@ -21,7 +22,9 @@ public struct TestBroker: Sendable {
 
     /// Ready messages per queue in this vhost.
     public func messageCounts() async throws -> [String: Int] {
-        let output = try await Self.rabbitmqctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", "messages"])
+        let output = try await Self.rabbitmqctl([
+            "list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", "messages",
+        ])
         var counts: [String: Int] = [:]
         for line in output.split(separator: "\n") {
             let fields = line.split(whereSeparator: \.isWhitespace)
@@ -33,11 +36,15 @@ public struct TestBroker: Sendable {
     /// The routing keys bound from each exchange to each queue of this vhost, as `exchange -> queue: key`.
     public func bindings() async throws -> Set<String> {
         let output = try await Self.rabbitmqctl(
-            ["list_bindings", "-p", vhost, "--quiet", "--no-table-headers", "source_name", "destination_name", "routing_key"])
-        return Set(output.split(separator: "\n").compactMap { line in
-            let fields = line.split(whereSeparator: \.isWhitespace)
-            return fields.count == 3 ? "\(fields[0]) -> \(fields[1]): \(fields[2])" : nil
-        })
+            [
+                "list_bindings", "-p", vhost, "--quiet", "--no-table-headers", "source_name", "destination_name",
+                "routing_key",
+            ])
+        return Set(
+            output.split(separator: "\n").compactMap { line in
+                let fields = line.split(whereSeparator: \.isWhitespace)
+                return fields.count == 3 ? "\(fields[0]) -> \(fields[1]): \(fields[2])" : nil
+            })
     }
 
     /// Closes every client connection of this vhost, as a broker restart or network cut would.

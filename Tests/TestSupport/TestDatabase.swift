@@ -44,7 +44,9 @@ actor Templates {
         if let existing = templates[key] { return try await existing.value }
         let task = Task<String, any Error> {
             let name = Self.name("template")
-            try await self.admin.withConnection { connection in try connection.execute(script: "CREATE DATABASE \(name)") }
+            try await self.admin.withConnection { connection in
+                try connection.execute(script: "CREATE DATABASE \(name)")
+            }
             let url = TestEnvironment.replacingPath(of: TestEnvironment.postgresURL, with: name)
             let pool = try PostgresPool(url: url, size: 1, logger: TestEnvironment.logger)
             try await PostgresMigrator(directories: migrations, logger: TestEnvironment.logger).migrate(pool)

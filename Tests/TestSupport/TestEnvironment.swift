@@ -6,7 +6,9 @@ import Postgres
 /// (the test command sets them). Tests refuse any host that is not this machine.
 public enum TestEnvironment {
     public static var postgresURL: String {
-        localOnly(ProcessInfo.processInfo.environment["TEST_POSTGRES_URL"] ?? "postgres://tarrare_admin@127.0.0.1:5432/postgres")
+        localOnly(
+            ProcessInfo.processInfo.environment["TEST_POSTGRES_URL"]
+                ?? "postgres://tarrare_admin@127.0.0.1:5432/postgres")
     }
 
     public static var amqpURL: String {
@@ -24,12 +26,14 @@ public enum TestEnvironment {
 
     public static let logger: Logger = {
         var logger = Logger(label: "test")
-        logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
         return logger
     }()
 
     private static func localOnly(_ url: String) -> String {
-        guard let host = URLComponents(string: url)?.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else {
+        guard let host = URLComponents(string: url)?.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+        else {
             fatalError("tests run only against a server on this machine, not \(url)")
         }
         return url

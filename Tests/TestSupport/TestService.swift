@@ -114,7 +114,11 @@ extension TestClientProtocol {
             buffer = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))
         }
         return try await execute(uri: path, method: method, headers: headers, body: buffer) { response in
-            (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any] ?? [:])
+            (
+                response.status,
+                (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any]
+                    ?? [:]
+            )
         }
     }
 }

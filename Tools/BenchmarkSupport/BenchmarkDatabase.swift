@@ -13,19 +13,25 @@ public enum BenchmarkDatabase {
     }
 
     /// Drops and creates `name`, then applies the outbox, inbox and `migrations`.
-    public static func fresh(named name: String, migrations: URL, poolSize: Int, logger: Logger) async throws -> PostgresPool {
+    public static func fresh(named name: String, migrations: URL, poolSize: Int, logger: Logger) async throws
+        -> PostgresPool
+    {
         try await fresh(named: name, migrations: [migrations], poolSize: poolSize, logger: logger)
     }
 
     /// Drops and creates `name`, then applies the outbox, inbox and each folder of `migrations` in turn.
-    public static func fresh(named name: String, migrations: [URL], poolSize: Int, logger: Logger) async throws -> PostgresPool {
+    public static func fresh(named name: String, migrations: [URL], poolSize: Int, logger: Logger) async throws
+        -> PostgresPool
+    {
         let admin = try PostgresConnection(url: adminURL, applicationName: "benchmark")
         try admin.execute(script: "DROP DATABASE IF EXISTS \(name)")
         try admin.execute(script: "CREATE DATABASE \(name)")
         var components = URLComponents(string: adminURL)!
         components.path = "/\(name)"
-        let pool = try PostgresPool(url: components.string!, size: poolSize, applicationName: "benchmark", logger: logger)
-        try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory] + migrations, logger: logger).migrate(pool)
+        let pool = try PostgresPool(
+            url: components.string!, size: poolSize, applicationName: "benchmark", logger: logger)
+        try await PostgresMigrator(directories: [PostgresMigrator.messagingDirectory] + migrations, logger: logger)
+            .migrate(pool)
         return pool
     }
 }

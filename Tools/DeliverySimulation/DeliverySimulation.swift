@@ -1,6 +1,6 @@
-import Contracts
 import ArgumentParser
 import BenchmarkSupport
+import Contracts
 import Delivery
 import Foundation
 import Logging
@@ -18,7 +18,8 @@ import ServiceKit
 struct DeliverySimulation: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delivery-simulation",
-        abstract: "Simulates a campus day of the delivery flow against a fresh database and reports how well it matched.")
+        abstract:
+            "Simulates a campus day of the delivery flow against a fresh database and reports how well it matched.")
 
     @Option(help: "How many deliverers check in over the first half of the day.")
     var deliverers = 300
@@ -33,17 +34,22 @@ struct DeliverySimulation: AsyncParsableCommand {
 
     func run() async throws {
         let database = try await BenchmarkDatabase.fresh(
-            named: "simulation_matching", migrations: [MatchingMigrations.directory, DeliveryFlow.migrations!], poolSize: 16,
+            named: "simulation_matching", migrations: [MatchingMigrations.directory, DeliveryFlow.migrations!],
+            poolSize: 16,
             logger: logger)
         let (restaurants, buildings) = try await loadPlaces(into: database)
         // A day's custom gathers at a few places: the twenty restaurants nearest the campus centre.
-        let popular = Array(restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
-        let campusBuildings = Array(buildings.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(25))
+        let popular = Array(
+            restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
+        let campusBuildings = Array(
+            buildings.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(25))
         var settings = DeliverySettings()
         settings.offerWindow = 5
         settings.orderLifetime = seconds / 4
         let repository = DeliveryPostgresRepository(database: database, settings: settings)
-        print("simulating \(deliverers) deliverers and \(orders) orders over \(Int(seconds)) s at \(popular.count) restaurants")
+        print(
+            "simulating \(deliverers) deliverers and \(orders) orders over \(Int(seconds)) s at \(popular.count) restaurants"
+        )
 
         let start = Date()
         let scheduler = Task { () -> Void in
@@ -87,7 +93,9 @@ struct DeliverySimulation: AsyncParsableCommand {
 
     /// Deliverers look at their offers every 100 ms and answer each after 0.3 to 4 s: 85 % accept, and deliver
     /// 5 to 15 s later.
-    private func answerOffers(_ repository: DeliveryPostgresRepository, database: PostgresPool, until end: Date) async throws {
+    private func answerOffers(_ repository: DeliveryPostgresRepository, database: PostgresPool, until end: Date)
+        async throws
+    {
         var answered = Set<UUID>()
         try await withThrowingTaskGroup(of: Void.self) { group in
             while Date() < end {
@@ -99,7 +107,9 @@ struct DeliverySimulation: AsyncParsableCommand {
                     group.addTask {
                         try await Task.sleep(for: .milliseconds(Int.random(in: 300...4000)))
                         if Double.random(in: 0..<1) < 0.85 {
-                            guard let match = try? await repository.accept(offerId: offerId, caller: deliverer) else { return }
+                            guard let match = try? await repository.accept(offerId: offerId, caller: deliverer) else {
+                                return
+                            }
                             // The walk and the hand-over; then both confirm, which frees the seat.
                             try await Task.sleep(for: .milliseconds(Int.random(in: 5000...15000)))
                             let orderer = Identity(userId: match.ordererId, campus: "helsinki.fi", name: "")
@@ -139,11 +149,15 @@ struct DeliverySimulation: AsyncParsableCommand {
         ).first!
         let orders: Int = try row.decode("orders")
         let matched: Int = try row.decode("matched")
-        print("orders \(orders), matched \(matched) (\(String(format: "%.1f", 100 * Double(matched) / Double(max(1, orders)))) %)")
+        print(
+            "orders \(orders), matched \(matched) (\(String(format: "%.1f", 100 * Double(matched) / Double(max(1, orders)))) %)"
+        )
         print(
             "order to accept: median \(String(format: "%.2f", try row.decode("p50", as: Double?.self) ?? 0)) s, "
                 + "p99 \(String(format: "%.2f", try row.decode("p99", as: Double?.self) ?? 0)) s")
-        print("extra walk of the deliverer: average \(String(format: "%.0f", try row.decode("walk", as: Double?.self) ?? 0)) m")
+        print(
+            "extra walk of the deliverer: average \(String(format: "%.0f", try row.decode("walk", as: Double?.self) ?? 0)) m"
+        )
         print(
             "offers \(try row.decode("offers", as: Int.self)), declined \(try row.decode("declined", as: Int.self)), "
                 + "expired \(try row.decode("expired", as: Int.self))")
@@ -154,18 +168,21 @@ struct DeliverySimulation: AsyncParsableCommand {
     /// The bundled places into the read model, as places' events would bring them.
     private func loadPlaces(into database: PostgresPool) async throws -> ([SimulatedPlace], [SimulatedPlace]) {
         let data = try Data(contentsOf: URL(fileURLWithPath: places))
-        let features = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["features"] as? [[String: Any]] ?? []
+        let features =
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["features"] as? [[String: Any]] ?? []
         var restaurants: [SimulatedPlace] = []
         var buildings: [SimulatedPlace] = []
         let snapshots: [PlaceSnapshot] = features.compactMap { feature in
             guard let properties = feature["properties"] as? [String: Any], let name = properties["name"] as? String,
-                let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double], coordinates.count == 2
+                let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double],
+                coordinates.count == 2
             else { return nil }
             let kind = properties["amenity"] is String && properties["building"] == nil ? "restaurant" : "building"
             let place = SimulatedPlace(id: UUID(), latitude: coordinates[1], longitude: coordinates[0])
             if kind == "restaurant" { restaurants.append(place) } else { buildings.append(place) }
             return PlaceSnapshot(
-                placeId: place.id, campus: "helsinki.fi", name: name, kind: kind, subtype: nil, latitude: place.latitude,
+                placeId: place.id, campus: "helsinki.fi", name: name, kind: kind, subtype: nil,
+                latitude: place.latitude,
                 longitude: place.longitude)
         }
         try await database.transaction { connection in

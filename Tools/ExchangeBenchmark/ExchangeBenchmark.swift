@@ -67,19 +67,28 @@ struct ExchangeBenchmark: AsyncParsableCommand {
         try await database.withConnection { try $0.execute(script: "VACUUM ANALYZE") }
         let browser = Identity(userId: UUID(), campus: "helsinki.fi", name: "Browser")
         let kinds: [(String, (inout SeededRandom) -> ListingQuery)] = [
-            ("search, prefix", { random in
-                let word = Self.word(&random)
-                return ListingQuery(text: String(word.prefix(3 + Int(random.next() % 4))))
-            }),
-            ("search, typo", { random in
-                var letters = Array(Self.word(&random))
-                letters.remove(at: 1 + Int(random.next() % UInt64(letters.count - 2)))
-                return ListingQuery(text: String(letters))
-            }),
+            (
+                "search, prefix",
+                { random in
+                    let word = Self.word(&random)
+                    return ListingQuery(text: String(word.prefix(3 + Int(random.next() % 4))))
+                }
+            ),
+            (
+                "search, typo",
+                { random in
+                    var letters = Array(Self.word(&random))
+                    letters.remove(at: 1 + Int(random.next() % UInt64(letters.count - 2)))
+                    return ListingQuery(text: String(letters))
+                }
+            ),
             ("search, rare word", { random in ListingQuery(text: Self.madeUpWord(&random)) }),
-            ("search, two words", { random in
-                ListingQuery(text: "\(Self.word(&random)) \(Self.word(&random).prefix(4))")
-            }),
+            (
+                "search, two words",
+                { random in
+                    ListingQuery(text: "\(Self.word(&random)) \(Self.word(&random).prefix(4))")
+                }
+            ),
             ("nearby, 500 m", { random in ListingQuery(near: Self.point(&random), radiusMeters: 500) }),
             ("newest", { _ in ListingQuery() }),
         ]

@@ -82,7 +82,8 @@ struct CampusScenario {
             return true
         }
         await actions.chat(
-            deliverer, with: conversation.partnerId, in: conversation.id, count: options.messagesPerSide, pause: 0.3...1.5)
+            deliverer, with: conversation.partnerId, in: conversation.id, count: options.messagesPerSide,
+            pause: 0.3...1.5)
         await actions.complete(deliverer, match: matchId)
         return true
     }
@@ -119,7 +120,8 @@ struct CampusScenario {
     /// a free seat; otherwise any popular restaurant, matched automatically.
     private func chooseRestaurant(_ orderer: Student, near destination: CampusPlace) async -> (CampusPlace, String?) {
         let fallback = population.restaurants.randomElement()!
-        guard let list = await actions.gateway.call(.GET, "/v1/restaurants", token: orderer.token), list.isSuccess else {
+        guard let list = await actions.gateway.call(.GET, "/v1/restaurants", token: orderer.token), list.isSuccess
+        else {
             return (fallback, nil)
         }
         let open = Set(

@@ -28,8 +28,12 @@ struct ChatScenario {
         let end = start + options.seconds
         await withTaskGroup(of: Void.self) { group in
             for pair in pairs {
-                group.addTask { await chatting(pair.deliverer, to: pair.orderer.id, in: pair.conversationId, until: end) }
-                group.addTask { await chatting(pair.orderer, to: pair.deliverer.id, in: pair.conversationId, until: end) }
+                group.addTask {
+                    await chatting(pair.deliverer, to: pair.orderer.id, in: pair.conversationId, until: end)
+                }
+                group.addTask {
+                    await chatting(pair.orderer, to: pair.deliverer.id, in: pair.conversationId, until: end)
+                }
             }
         }
         let elapsed = Stopwatch.now() - start
@@ -91,7 +95,8 @@ struct ChatScenario {
             let runId = await setUp.checkIn(
                 deliverer, at: restaurant, to: destination, capacity: 1, minutes: Int(options.seconds / 60) + 10),
             let orderId = await setUp.order(orderer, from: restaurant, to: destination, run: runId),
-            let offer = await deliverer.mailbox.next(timeout: 30, where: { $0.data.id("orderId") == orderId && $0.type == "offer.made" }),
+            let offer = await deliverer.mailbox.next(
+                timeout: 30, where: { $0.data.id("orderId") == orderId && $0.type == "offer.made" }),
             let offerId = offer.data.id("offerId"),
             let matchId = await setUp.accept(deliverer, offer: offerId),
             let conversation = await setUp.conversation(deliverer, match: matchId),
@@ -100,6 +105,7 @@ struct ChatScenario {
             setUp.measurements.count("pairs that could not be made")
             return nil
         }
-        return Pair(deliverer: deliverer, orderer: orderer, runId: runId, matchId: matchId, conversationId: conversation.id)
+        return Pair(
+            deliverer: deliverer, orderer: orderer, runId: runId, matchId: matchId, conversationId: conversation.id)
     }
 }

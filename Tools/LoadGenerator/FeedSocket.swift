@@ -100,7 +100,8 @@ final class FeedSocket: Sendable {
                 }
             } catch {
                 if !isStopping {
-                    measurements.recordError(opened.withLockedValue { $0 } ? "WS /v1/stream (held)" : operation, Gateway.describe(error))
+                    measurements.recordError(
+                        opened.withLockedValue { $0 } ? "WS /v1/stream (held)" : operation, Gateway.describe(error))
                 }
             }
             tally.withLockedValue { $0.isConnected = false }
@@ -123,7 +124,8 @@ final class FeedSocket: Sendable {
         }
         // Typing hints and positions carry no seq: they are not part of the feed, so they pass the checks by.
         guard let seq = (frame["seq"] as? NSNumber)?.int64Value else {
-            let event = FeedEvent(seq: nil, type: type, data: data, receivedAt: now, sinceStored: sinceStored(data["at"]))
+            let event = FeedEvent(
+                seq: nil, type: type, data: data, receivedAt: now, sinceStored: sinceStored(data["at"]))
             return handle(event)
         }
         let isNew = tally.withLockedValue { tally -> Bool in

@@ -40,7 +40,8 @@ struct Gateway: Sendable {
     /// unless its status is in `expected`.
     @discardableResult
     func call(
-        _ method: HTTPMethod, _ path: String, operation: String? = nil, token: String? = nil, body: [String: Any]? = nil,
+        _ method: HTTPMethod, _ path: String, operation: String? = nil, token: String? = nil,
+        body: [String: Any]? = nil,
         expected: Set<UInt> = []
     ) async -> Answer? {
         let operation = operation ?? "\(method.rawValue) \(path)"

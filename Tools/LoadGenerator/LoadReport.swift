@@ -19,7 +19,8 @@ struct LoadReport {
     func print() {
         let latencies = measurements.latencies
         let paths = Ledger.paths
-        Swift.print("\n== \(options.scenario.rawValue): \(students.count) students, measured phase \(format(elapsed)) s ==")
+        Swift.print(
+            "\n== \(options.scenario.rawValue): \(students.count) students, measured phase \(format(elapsed)) s ==")
         Swift.print("\noperations through the gateway (ms; ×RT and ×INS: the p50 as a multiple of the floors below)")
         table(latencies.filter { !paths.contains($0.key) }, setUp: false)
         Swift.print("\npaths through the system (ms)")
@@ -37,7 +38,8 @@ struct LoadReport {
         if !counters.isEmpty {
             Swift.print("\nflow")
             for (name, value) in counters.sorted(by: { $0.key < $1.key }) { Swift.print("  \(name): \(value)") }
-            Swift.print("  orders placed: \(ledger.ordersPlaced), of which offered to a deliverer: \(ledger.ordersOffered)")
+            Swift.print(
+                "  orders placed: \(ledger.ordersPlaced), of which offered to a deliverer: \(ledger.ordersOffered)")
         }
         if let limits {
             Self.printLimits(limits)
@@ -52,7 +54,8 @@ struct LoadReport {
                 + "  count    per s     p50     p90     p99    ×RT   ×INS")
         for (name, distribution) in latencies.sorted(by: { $0.key < $1.key }) {
             var line = "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
-            line += pad(String(distribution.count), 7) + pad(setUp ? "" : format(Double(distribution.count) / elapsed), 9)
+            line +=
+                pad(String(distribution.count), 7) + pad(setUp ? "" : format(Double(distribution.count) / elapsed), 9)
             line += pad(milliseconds(distribution.median), 8) + pad(milliseconds(distribution.percentile(90)), 8)
             line += pad(milliseconds(distribution.percentile(99)), 8)
             if let limits {
@@ -77,7 +80,8 @@ struct LoadReport {
         let threshold = milliseconds(Measurements.slowSeconds)
         Swift.print("\nover \(threshold) ms, by second of the measured phase" + (slow.isEmpty ? ": none" : ""))
         guard !slow.isEmpty else { return }
-        Swift.print("  \(total) of \(timeline.map(\.1.operations).reduce(0, +)) in \(slow.count) of \(timeline.count) seconds")
+        Swift.print(
+            "  \(total) of \(timeline.map(\.1.operations).reduce(0, +)) in \(slow.count) of \(timeline.count) seconds")
         let clock = DateFormatter()
         clock.dateFormat = "HH:mm:ss"
         clock.timeZone = TimeZone(identifier: "UTC")
@@ -101,13 +105,15 @@ struct LoadReport {
                 + "(\(connects - socketHolders.count) reconnects with after=), "
                 + "feed entries received \(tallies.map(\.lastSeq).reduce(0, +))")
         Swift.print("  seq gaps (entries skipped on a socket): \(missing); seq repeats: \(repeated)")
-        Swift.print("  entries in the feeds after the last seq a socket saw (never arrived live): \(undeliveredEntries)")
+        Swift.print(
+            "  entries in the feeds after the last seq a socket saw (never arrived live): \(undeliveredEntries)")
         guard options.scenario != .rides else { return }
         Swift.print(
             "  chat messages sent \(messages.sent): arrived exactly once \(messages.arrivedOnce), lost \(messages.lost), "
                 + "duplicated \(messages.duplicated), at the wrong user \(messages.misdelivered)")
         Swift.print("  time after the measured phase until the last message arrived: \(format(drainSeconds)) s")
-        let messagesPerSecond = Double(measurements.latencies[Ledger.messageToSocket]?.count ?? 0) / (elapsed + drainSeconds)
+        let messagesPerSecond =
+            Double(measurements.latencies[Ledger.messageToSocket]?.count ?? 0) / (elapsed + drainSeconds)
         Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second (measured phase and drain)")
     }
 
@@ -122,7 +128,8 @@ struct LoadReport {
         Swift.print("  frames read before their PUT was answered: \(positions.beforeAnswer) of \(frames)")
         Swift.print(
             "  shortest time between two frames of one ride: "
-                + (positions.shortestGap.map { "\(format($0)) s" } ?? "none") + " (the server sends at most one a second)")
+                + (positions.shortestGap.map { "\(format($0)) s" } ?? "none")
+                + " (the server sends at most one a second)")
         Swift.print("  time after the measured phase until the last position arrived: \(format(drainSeconds)) s")
     }
 
@@ -168,7 +175,8 @@ private func pad(_ text: String, _ width: Int) -> String {
 }
 
 private func format(_ value: Double) -> String {
-    value >= 100 ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
+    value >= 100
+        ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
 }
 
 private func milliseconds(_ seconds: Double) -> String {

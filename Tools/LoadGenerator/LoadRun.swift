@@ -16,11 +16,13 @@ struct LoadRun {
 
     func run() async throws {
         guard options.scenario != .limits else {
-            return LoadReport.printLimits(try await MachineLimits.measure(samples: options.limitSamples, logger: logger))
+            return LoadReport.printLimits(
+                try await MachineLimits.measure(samples: options.limitSamples, logger: logger))
         }
         let measurements = Measurements()
         let setUpMeasurements = Measurements()
-        let gateway = Gateway(baseURL: options.gateway, measurements: measurements, connections: options.httpConnections)
+        let gateway = Gateway(
+            baseURL: options.gateway, measurements: measurements, connections: options.httpConnections)
         defer { Task { [gateway] in try? await gateway.shutdown() } }
         let setUpGateway = gateway.recording(into: setUpMeasurements)
         guard let campuses = await setUpGateway.call(.GET, "/v1/campuses"), campuses.isSuccess else {
@@ -33,10 +35,13 @@ struct LoadRun {
         let ledger = Ledger(measurements: measurements)
         let runTag = "\(Int(Date().timeIntervalSince1970)).\(UUID().uuidString.prefix(4).lowercased())"
 
-        print("signing up \(options.population) students through \(options.gateway) (\(options.signupConcurrency) at a time)")
+        print(
+            "signing up \(options.population) students through \(options.gateway) (\(options.signupConcurrency) at a time)"
+        )
         let signUpStart = Stopwatch.now()
         let population = try await Population.signUp(
-            count: options.population, near: (latitude, longitude), concurrency: options.signupConcurrency, runTag: runTag, gateway: setUpGateway,
+            count: options.population, near: (latitude, longitude), concurrency: options.signupConcurrency,
+            runTag: runTag, gateway: setUpGateway,
             ledger: ledger, measurements: measurements, logger: logger)
         let signUpSeconds = Stopwatch.now() - signUpStart
         LoadReport.printSignUp(setUpMeasurements, students: population.students.count, seconds: signUpSeconds)
@@ -60,7 +65,8 @@ struct LoadRun {
         let drain: Double
         switch options.scenario {
         case .campus:
-            await CampusScenario(options: options, population: population, actions: actions, measurements: measurements).run()
+            await CampusScenario(options: options, population: population, actions: actions, measurements: measurements)
+                .run()
             elapsed = Stopwatch.now() - start
             drain = await drainArrivals(ledger)
         case .rides:
@@ -77,7 +83,9 @@ struct LoadRun {
         let undelivered = await entriesNotOnSockets(holders, gateway: setUpGateway)
         await population.closeSockets(sockets)
 
-        let limits = options.measuresLimits ? try await MachineLimits.measure(samples: options.limitSamples, logger: logger) : nil
+        let limits =
+            options.measuresLimits
+            ? try await MachineLimits.measure(samples: options.limitSamples, logger: logger) : nil
         LoadReport(
             options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
             students: population.students, socketHolders: holders, undeliveredEntries: undelivered, elapsed: elapsed,

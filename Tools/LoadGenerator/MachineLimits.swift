@@ -23,7 +23,8 @@ struct MachineLimits: Sendable {
         let trips = try await BrokerRoundTrip(url: amqpURL).measure(count: samples)
         let inserts = try await measureInserts(samples: samples, logger: logger)
         return MachineLimits(
-            brokerConfirm: Distribution(trips.map(\.confirmed)), brokerRoundTrip: Distribution(trips.map(\.acknowledged)),
+            brokerConfirm: Distribution(trips.map(\.confirmed)),
+            brokerRoundTrip: Distribution(trips.map(\.acknowledged)),
             insert: Distribution(inserts))
     }
 

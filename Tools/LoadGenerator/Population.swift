@@ -25,29 +25,32 @@ final class Student: Sendable {
         let mailbox = Mailbox()
         self.mailbox = mailbox
         socket = FeedSocket(
-            userId: id, measurements: measurements, logger: logger, url: { gateway.streamURL(token: token, after: $0) }
-        ) { event in
-            switch event.type {
-            case "location":
-                // A live frame, never waited for: it goes to the ledger alone.
-                if let rideId = event.data.id("rideId"), let lat = event.data["lat"] as? Double,
-                    let lon = event.data["lon"] as? Double
-                {
-                    ledger.positionArrived(
-                        ride: rideId, lat: lat, lon: lon, on: id, at: event.receivedAt, sinceStored: event.sinceStored)
+            userId: id, measurements: measurements, logger: logger, url: { gateway.streamURL(token: token, after: $0) },
+            handle: { event in
+                switch event.type {
+                case "location":
+                    // A live frame, never waited for: it goes to the ledger alone.
+                    if let rideId = event.data.id("rideId"), let lat = event.data["lat"] as? Double,
+                        let lon = event.data["lon"] as? Double
+                    {
+                        ledger.positionArrived(
+                            ride: rideId, lat: lat, lon: lon, on: id, at: event.receivedAt,
+                            sinceStored: event.sinceStored)
+                    }
+                    return
+                case "offer.made":
+                    if let orderId = event.data.id("orderId") {
+                        ledger.offerArrived(order: orderId, at: event.receivedAt)
+                    }
+                case "message.sent":
+                    if let messageId = event.data.id("messageId") {
+                        ledger.messageArrived(messageId, on: id, at: event.receivedAt, sinceStored: event.sinceStored)
+                    }
+                default:
+                    break
                 }
-                return
-            case "offer.made":
-                if let orderId = event.data.id("orderId") { ledger.offerArrived(order: orderId, at: event.receivedAt) }
-            case "message.sent":
-                if let messageId = event.data.id("messageId") {
-                    ledger.messageArrived(messageId, on: id, at: event.receivedAt, sinceStored: event.sinceStored)
-                }
-            default:
-                break
-            }
-            mailbox.deliver(event)
-        }
+                mailbox.deliver(event)
+            })
     }
 }
 
@@ -72,7 +75,8 @@ struct Population: Sendable {
     /// Signs up `count` students `concurrency` at a time, then finds the restaurants and buildings nearest the
     /// campus centre.
     static func signUp(
-        count: Int, near center: (latitude: Double, longitude: Double), concurrency: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements,
+        count: Int, near center: (latitude: Double, longitude: Double), concurrency: Int, runTag: String,
+        gateway: Gateway, ledger: Ledger, measurements: Measurements,
         logger: Logger
     ) async throws -> Population {
         let next = NIOLockedValueBox(0)
@@ -118,7 +122,8 @@ struct Population: Sendable {
         let restaurants = try await nearest("restaurant", limit: 20)
         let buildings = try await nearest("building", limit: 25)
         guard !restaurants.isEmpty, !buildings.isEmpty else {
-            throw LoadError("no places near the campus centre: import data/helsinki-centre-places.geojson (scripts/up does)")
+            throw LoadError(
+                "no places near the campus centre: import data/helsinki-centre-places.geojson (scripts/up does)")
         }
         return Population(students: students, restaurants: restaurants, buildings: buildings)
     }
@@ -148,7 +153,8 @@ struct Population: Sendable {
 
     /// Opens the socket of each of `holders` and waits until all are up (or `timeout` passes); returns the tasks that
     /// hold them until `closeSockets()`.
-    func openSockets(of holders: [Student], reconnectEvery: Double?, timeout: Double = 60) async -> [Task<Void, Never>] {
+    func openSockets(of holders: [Student], reconnectEvery: Double?, timeout: Double = 60) async -> [Task<Void, Never>]
+    {
         let connected = NIOLockedValueBox(0)
         let tasks = holders.map { student in
             Task { await student.socket.run(reconnectEvery: reconnectEvery) { connected.withLockedValue { $0 += 1 } } }

@@ -13,7 +13,8 @@ struct StudentActions: Sendable {
         let letters = Array(name.lowercased())
         guard letters.count >= 3 else { return }
         for length in 3...min(letters.count, Int.random(in: 3...6)) {
-            let prefix = String(letters.prefix(length)).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let prefix =
+                String(letters.prefix(length)).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             await gateway.call(
                 .GET, "/v1/places?q=\(prefix)&kind=\(kind)&limit=10", operation: "GET /v1/places?q= (typing)",
                 token: student.token)
@@ -22,13 +23,16 @@ struct StudentActions: Sendable {
     }
 
     /// Checks in at `restaurant` heading to `destination`; returns the run's id.
-    func checkIn(_ deliverer: Student, at restaurant: CampusPlace, to destination: CampusPlace, capacity: Int, minutes: Int)
+    func checkIn(
+        _ deliverer: Student, at restaurant: CampusPlace, to destination: CampusPlace, capacity: Int, minutes: Int
+    )
         async -> String?
     {
         let answer = await gateway.call(
             .POST, "/v1/runs", token: deliverer.token,
             body: [
-                "id": UUID().uuidString, "restaurantId": restaurant.id, "destinationId": destination.id, "capacity": capacity,
+                "id": UUID().uuidString, "restaurantId": restaurant.id, "destinationId": destination.id,
+                "capacity": capacity,
                 "minutes": minutes,
             ])
         guard let answer, answer.isSuccess else { return nil }
@@ -40,7 +44,8 @@ struct StudentActions: Sendable {
     func checkOut(_ deliverer: Student, run runId: String) async {
         for attempt in 1...5 {
             let answer = await gateway.call(
-                .DELETE, "/v1/runs/\(runId)", operation: "DELETE /v1/runs/{id}", token: deliverer.token, expected: [409])
+                .DELETE, "/v1/runs/\(runId)", operation: "DELETE /v1/runs/{id}", token: deliverer.token, expected: [409]
+            )
             if let answer, answer.status < 500 { return }
             try? await Task.sleep(for: .milliseconds(200 * attempt))
         }
@@ -92,7 +97,9 @@ struct StudentActions: Sendable {
             }
         }
         guard let event, event.type == "match.accepted" else {
-            if event == nil { measurements.recordError("order → match.accepted on the orderer's socket", "none in time") }
+            if event == nil {
+                measurements.recordError("order → match.accepted on the orderer's socket", "none in time")
+            }
             return nil
         }
         return event.data.object("match")?.id("matchId")
@@ -113,7 +120,8 @@ struct StudentActions: Sendable {
             $0.type == "conversation.opened" && $0.data.id("matchId") == matchId
         }
         let members = (event?.data["memberIds"] as? [String] ?? []).map { $0.lowercased() }
-        guard let event, let id = event.data.id("conversationId"), let partnerId = members.first(where: { $0 != student.id })
+        guard let event, let id = event.data.id("conversationId"),
+            let partnerId = members.first(where: { $0 != student.id })
         else {
             measurements.recordError("match.accepted → conversation.opened on the socket", "none in time")
             return nil

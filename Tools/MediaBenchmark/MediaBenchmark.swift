@@ -25,8 +25,10 @@ struct MediaBenchmark: AsyncParsableCommand {
         let photo = try Self.photo(bytes: Int(megabytes * 1_000_000))
         print(String(format: "photo: 4000 × 3000 JPEG of %.2f MB", Double(photo.count) / 1_000_000))
         let database = try await BenchmarkDatabase.fresh(
-            named: "bench_media", migrations: MediaLibrary.migrations, poolSize: 8, logger: Logger(label: "media-benchmark"))
-        let library = MediaLibrary(repository: MediaPostgresRepository(database: database), store: PostgresImageStore(database: database))
+            named: "bench_media", migrations: MediaLibrary.migrations, poolSize: 8,
+            logger: Logger(label: "media-benchmark"))
+        let library = MediaLibrary(
+            repository: MediaPostgresRepository(database: database), store: PostgresImageStore(database: database))
         print("| measure | clients | p50 ms | p99 ms | per s |")
         print("| --- | ---: | ---: | ---: | ---: |")
         for clients in clients {
@@ -34,7 +36,10 @@ struct MediaBenchmark: AsyncParsableCommand {
                 { _ = try await library.upload(photo, owner: UUID(), campus: "helsinki.fi", idempotencyKey: nil) }
             }
             let run = try await LatencyRun.measure(jobs, clients: clients)
-            print(run.row(String(format: "upload of %.1f MB with variants", Double(photo.count) / 1_000_000), clients: clients, count: uploads))
+            print(
+                run.row(
+                    String(format: "upload of %.1f MB with variants", Double(photo.count) / 1_000_000),
+                    clients: clients, count: uploads))
         }
     }
 

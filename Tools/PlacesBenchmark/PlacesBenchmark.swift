@@ -29,7 +29,8 @@ struct PlacesBenchmark: AsyncParsableCommand {
         print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")
         for size in sizes.split(separator: ",").compactMap({ Int($0) }) {
             let database = try await BenchmarkDatabase.fresh(
-                named: "bench_places_\(size)", migrations: PlacePostgresRepository.migrations, poolSize: 32, logger: logger)
+                named: "bench_places_\(size)", migrations: PlacePostgresRepository.migrations, poolSize: 32,
+                logger: logger)
             let repository = PlacePostgresRepository(database: database)
             var random = SeededRandom(seed: UInt64(size))
             let (data, names) = Self.syntheticPlaces(count: size, around: campus, random: &random)
@@ -44,7 +45,9 @@ struct PlacesBenchmark: AsyncParsableCommand {
                     var generator = SeededRandom(seed: UInt64(size * 31 + clients))
                     let jobs = (0..<queries).map { _ in makeSearch(&generator) }
                     let run = try await LatencyRun.measure(jobs, clients: clients)
-                    print("| \(size) | \(String(format: "%.1f s", importSeconds)) " + run.row(label, clients: clients, count: jobs.count))
+                    print(
+                        "| \(size) | \(String(format: "%.1f s", importSeconds)) "
+                            + run.row(label, clients: clients, count: jobs.count))
                 }
             }
             try await database.close()
@@ -58,24 +61,41 @@ struct PlacesBenchmark: AsyncParsableCommand {
     {
         let center = Coordinate(latitude: campus.center.latitude, longitude: campus.center.longitude)
         return [
-            ("prefix", { random in
-                let name = names[Int(random.next() % UInt64(names.count))]
-                let text = String(name.prefix(3 + Int(random.next() % 4)))
-                return { _ = try await repository.search(text: text, near: center, campus: campus.domain, kind: nil, limit: 10) }
-            }),
-            ("typo", { random in
-                var letters = Array(names[Int(random.next() % UInt64(names.count))].split(separator: " ").last!)
-                let index = 1 + Int(random.next() % UInt64(max(1, letters.count - 2)))
-                if index + 1 < letters.count { letters.swapAt(index, index + 1) }
-                let text = String(letters)
-                return { _ = try await repository.search(text: text, near: center, campus: campus.domain, kind: nil, limit: 10) }
-            }),
-            ("nearby", { random in
-                let point = Coordinate(
-                    latitude: center.latitude + (random.unit() - 0.5) * span,
-                    longitude: center.longitude + (random.unit() - 0.5) * span * 2)
-                return { _ = try await repository.nearby(point, radius: 500, campus: campus.domain, kind: nil, limit: 20) }
-            }),
+            (
+                "prefix",
+                { random in
+                    let name = names[Int(random.next() % UInt64(names.count))]
+                    let text = String(name.prefix(3 + Int(random.next() % 4)))
+                    return {
+                        _ = try await repository.search(
+                            text: text, near: center, campus: campus.domain, kind: nil, limit: 10)
+                    }
+                }
+            ),
+            (
+                "typo",
+                { random in
+                    var letters = Array(names[Int(random.next() % UInt64(names.count))].split(separator: " ").last!)
+                    let index = 1 + Int(random.next() % UInt64(max(1, letters.count - 2)))
+                    if index + 1 < letters.count { letters.swapAt(index, index + 1) }
+                    let text = String(letters)
+                    return {
+                        _ = try await repository.search(
+                            text: text, near: center, campus: campus.domain, kind: nil, limit: 10)
+                    }
+                }
+            ),
+            (
+                "nearby",
+                { random in
+                    let point = Coordinate(
+                        latitude: center.latitude + (random.unit() - 0.5) * span,
+                        longitude: center.longitude + (random.unit() - 0.5) * span * 2)
+                    return {
+                        _ = try await repository.nearby(point, radius: 500, campus: campus.domain, kind: nil, limit: 20)
+                    }
+                }
+            ),
         ]
     }
 
@@ -86,12 +106,17 @@ struct PlacesBenchmark: AsyncParsableCommand {
 
     /// A FeatureCollection of `count` named places (four in five to eat) and their names.
     static func syntheticPlaces(count: Int, around campus: Campus, random: inout SeededRandom) -> (Data, [String]) {
-        let syllables = ["ka", "pu", "lä", "mö", "ri", "sa", "to", "vi", "ne", "jo", "hä", "ku", "ly", "pe", "so", "ta", "mi", "rö"]
+        let syllables = [
+            "ka", "pu", "lä", "mö", "ri", "sa", "to", "vi", "ne", "jo", "hä", "ku", "ly", "pe", "so", "ta", "mi", "rö",
+        ]
         let kinds = ["Ravintola", "Kahvila", "Café", "Pizzeria", "Bistro", "Baari", "Grilli", "Sushi", "Pub", "Deli"]
-        let amenities = ["restaurant", "cafe", "cafe", "restaurant", "restaurant", "bar", "fast_food", "restaurant", "pub", "cafe"]
+        let amenities = [
+            "restaurant", "cafe", "cafe", "restaurant", "restaurant", "bar", "fast_food", "restaurant", "pub", "cafe",
+        ]
         func word(_ random: inout SeededRandom) -> String {
             let length = 2 + Int(random.next() % 2)
-            return (0..<length).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined().capitalized
+            return (0..<length).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined()
+                .capitalized
         }
         let span = span(forCount: count)
         var features: [String] = []

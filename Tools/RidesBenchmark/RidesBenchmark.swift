@@ -135,7 +135,8 @@ struct RidesBenchmark: AsyncParsableCommand {
         }
         let all = latencies.run(isRideUnderway: nil, seconds: seconds)
         print(all.row("report position, every driver", clients: 16, count: drivers.count * positionRounds) + " |")
-        for (label, kind) in [("of which no ride under way", false), ("of which a ride under way (paced, sent)", true)] {
+        for (label, kind) in [("of which no ride under way", false), ("of which a ride under way (paced, sent)", true)]
+        {
             let run = latencies.run(isRideUnderway: kind, seconds: seconds)
             print("| \(label) | 16 | \(run.milliseconds(50)) | \(run.milliseconds(99)) |  | |")
         }

@@ -39,7 +39,9 @@ struct TutoringBenchmark: AsyncParsableCommand {
             let caller = Identity(userId: UUID(), campus: "helsinki.fi", name: "Student \(index)")
             let role: TutoringRole = random.next() % 10 < 3 ? .tutor : .student
             // Squaring a uniform number makes the low course numbers the popular ones.
-            let taken = (0..<(1 + Int(random.next() % 5))).map { _ in codes[Int(random.unit() * random.unit() * Double(courses))] }
+            let taken = (0..<(1 + Int(random.next() % 5))).map { _ in
+                codes[Int(random.unit() * random.unit() * Double(courses))]
+            }
             let input = TutoringPostgresRepository.ProfileInput(
                 role: role, courses: Array(Set(taken)), description: "Generated profile \(index)",
                 rateCents: Int(random.next() % 4000), availability: "Evenings", preferences: "")

@@ -37,7 +37,8 @@ public struct FlowMatch: Sendable {
     public func announceClosed(_ ending: Ending, version: Int64, on connection: PostgresConnection) throws {
         try Outbox.append(
             MatchClosed(
-                matchId: id, flow: flow, reason: ending.rawValue, memberIds: members.map(\.userId), version: max(version, 2)),
+                matchId: id, flow: flow, reason: ending.rawValue, memberIds: members.map(\.userId),
+                version: max(version, 2)),
             on: connection)
     }
 

@@ -40,7 +40,8 @@ public struct GeoPoint: Codable, Sendable, Equatable {
         let latitudeDegrees = meters * 1.1 / metersPerDegree
         let cosine = cos(min(abs(lat) + latitudeDegrees, 90) * .pi / 180)
         let longitudeDegrees = cosine > 0.01 ? min(latitudeDegrees / cosine, 180) : 180
-        return "ST_Expand(\(geometry), \(longitudeDegrees)::double precision, \(latitudeDegrees)::double precision)::geography"
+        return
+            "ST_Expand(\(geometry), \(longitudeDegrees)::double precision, \(latitudeDegrees)::double precision)::geography"
     }
 }
 
@@ -59,7 +60,8 @@ public enum PlaceChoice: Sendable, Equatable {
         case (let lat?, let lon?, nil):
             return .point(try GeoPoint.validated(lat: lat, lon: lon, field: field))
         default:
-            throw MatchingError.invalid(field: field, "\(field) is a point {\"lat\", \"lon\"} or a place {\"placeId\"}.")
+            throw MatchingError.invalid(
+                field: field, "\(field) is a point {\"lat\", \"lon\"} or a place {\"placeId\"}.")
         }
     }
 }

@@ -41,7 +41,8 @@ public struct FlowContext: Sendable {
     public let positions: PositionSender
     public let logger: Logger
 
-    public init(database: PostgresPool, configuration: ServiceConfiguration, positions: PositionSender, logger: Logger) {
+    public init(database: PostgresPool, configuration: ServiceConfiguration, positions: PositionSender, logger: Logger)
+    {
         self.database = database
         self.configuration = configuration
         self.positions = positions

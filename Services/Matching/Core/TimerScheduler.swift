@@ -30,7 +30,9 @@ public struct TimerHandlers: Sendable {
 /// The timers of every flow in one table.
 public enum Timers {
     /// Adds a timer to the connection's open transaction: at `due`, the handler of `flow` and `kind` gets `target`.
-    public static func add(flow: String, kind: String, target: UUID, due: Date, on connection: PostgresConnection) throws {
+    public static func add(flow: String, kind: String, target: UUID, due: Date, on connection: PostgresConnection)
+        throws
+    {
         try connection.query(
             "INSERT INTO timers (flow, kind, target_id, due_at) VALUES (\(flow), \(kind), \(target), \(due))")
     }
@@ -53,7 +55,8 @@ public enum Timers {
                 } else {
                     logger.error("a timer no flow handles", metadata: ["flow": "\(flow)", "kind": "\(kind)"])
                 }
-                try connection.query("UPDATE timers SET done_at = now() WHERE id = \(try timer.decode("id", as: Int64.self))")
+                try connection.query(
+                    "UPDATE timers SET done_at = now() WHERE id = \(try timer.decode("id", as: Int64.self))")
             }
             return due.count
         }

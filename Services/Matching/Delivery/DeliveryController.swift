@@ -71,7 +71,8 @@ struct DeliveryController: Sendable {
     }
 
     func restaurants(request: Request, context: ServiceRequestContext) async throws -> RestaurantList {
-        RestaurantList(restaurants: try await repository.restaurantsWithRuns(campus: try context.requireIdentity().campus))
+        RestaurantList(
+            restaurants: try await repository.restaurantsWithRuns(campus: try context.requireIdentity().campus))
     }
 
     func runsAtRestaurant(request: Request, context: ServiceRequestContext) async throws -> RunList {
@@ -88,7 +89,8 @@ struct DeliveryController: Sendable {
             point = (lat, lon)
         }
         return RunList(
-            runs: try await repository.openRuns(restaurantId: try context.id("restaurant"), campus: caller.campus, from: point))
+            runs: try await repository.openRuns(
+                restaurantId: try context.id("restaurant"), campus: caller.campus, from: point))
     }
 
     func placeOrder(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Order> {

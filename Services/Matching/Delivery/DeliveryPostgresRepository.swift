@@ -77,7 +77,8 @@ public struct DeliveryPostgresRepository: Sendable {
         return try await database.withConnection { connection in
             let store = DeliveryStore(connection: connection, settings: settings)
             return try store.runs(
-                where: "r.restaurant_id = \(restaurantId) AND r.campus = \(campus) AND r.status = 'open' AND r.closes_at > now()",
+                where:
+                    "r.restaurant_id = \(restaurantId) AND r.campus = \(campus) AND r.status = 'open' AND r.closes_at > now()",
                 from: point)
         }
     }
@@ -93,7 +94,8 @@ public struct DeliveryPostgresRepository: Sendable {
                 return try store.order(id: id)!
             }
             return try store.placeOrder(
-                id: id ?? UUID(), caller: caller, restaurantId: restaurantId, destinationId: destinationId, items: items,
+                id: id ?? UUID(), caller: caller, restaurantId: restaurantId, destinationId: destinationId,
+                items: items,
                 runId: runId)
         }
     }
@@ -241,9 +243,12 @@ private struct DeliveryStore {
 
     // MARK: Runs
 
-    func openRun(id: UUID, caller: Identity, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int) throws -> Run {
+    func openRun(id: UUID, caller: Identity, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int)
+        throws -> Run
+    {
         let restaurant = try place(restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
-        let destination = try place(destinationId, campus: caller.campus, kind: "building", what: "destination building")
+        let destination = try place(
+            destinationId, campus: caller.campus, kind: "building", what: "destination building")
         let closesAt = Date().addingTimeInterval(TimeInterval(minutes * 60))
         do {
             try connection.query(
@@ -269,8 +274,12 @@ private struct DeliveryStore {
         try runs(where: "r.id = \(id)", from: nil, lock: lock).first
     }
 
-    func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false) throws -> [Run] {
-        let distance: SQL = point.map { "distance_meters(\($0.latitude), \($0.longitude), d.latitude, d.longitude)" } ?? "NULL::double precision"
+    func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false) throws
+        -> [Run]
+    {
+        let distance: SQL =
+            point.map { "distance_meters(\($0.latitude), \($0.longitude), d.latitude, d.longitude)" }
+            ?? "NULL::double precision"
         return try connection.query(
             """
             SELECT r.id, r.deliverer_id, coalesce(u.name, r.deliverer_name) AS deliverer_name, r.capacity, r.held,
@@ -331,7 +340,8 @@ private struct DeliveryStore {
             UPDATE offers SET status = 'withdrawn', version = version + 1 WHERE run_id = \(run.id) AND status = 'pending'
             RETURNING id, order_id, deliverer_id, version
             """)
-        try Outbox.append(RunClosed(runId: run.id, delivererId: run.delivererId, reason: reason, version: version), on: connection)
+        try Outbox.append(
+            RunClosed(runId: run.id, delivererId: run.delivererId, reason: reason, version: version), on: connection)
         for row in orphaned {
             let offer = try OfferEnded(withdrawn: row)
             try Outbox.append(OfferWithdrawn(offer: offer, reason: "runClosed"), on: connection)
@@ -342,9 +352,12 @@ private struct DeliveryStore {
 
     // MARK: Orders
 
-    func placeOrder(id: UUID, caller: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?) throws -> Order {
+    func placeOrder(id: UUID, caller: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?)
+        throws -> Order
+    {
         let restaurant = try place(restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
-        let destination = try place(destinationId, campus: caller.campus, kind: "building", what: "destination building")
+        let destination = try place(
+            destinationId, campus: caller.campus, kind: "building", what: "destination building")
         if let runId {
             guard let run = try run(id: runId), run.restaurant.id == restaurantId, run.delivererId != caller.userId,
                 try connection.query("SELECT 1 FROM runs WHERE id = \(runId) AND campus = \(caller.campus)").count == 1
@@ -398,7 +411,8 @@ private struct DeliveryStore {
             Order(
                 id: try row.decode("id"), restaurant: try PlaceSummary(row: row, prefix: "r_"),
                 destination: try PlaceSummary(row: row, prefix: "d_"), items: try row.decode("items"),
-                status: try OrderStatus(text: try row.decode("status")), requestedRunId: try row.decode("requested_run_id"),
+                status: try OrderStatus(text: try row.decode("status")),
+                requestedRunId: try row.decode("requested_run_id"),
                 matchId: try row.decode("match_id"), expiresAt: try row.decode("expires_at"),
                 createdAt: try row.decode("created_at"))
         }
@@ -424,7 +438,8 @@ private struct DeliveryStore {
             """
         ).first.map { row in
             OrderState(
-                id: try row.decode("id"), ordererId: try row.decode("orderer_id"), ordererName: try row.decode("orderer_name"),
+                id: try row.decode("id"), ordererId: try row.decode("orderer_id"),
+                ordererName: try row.decode("orderer_name"),
                 status: try OrderStatus(text: try row.decode("status")), restaurantId: try row.decode("restaurant_id"),
                 destinationId: try row.decode("destination_id"), requestedRunId: try row.decode("requested_run_id"),
                 campus: try row.decode("campus"), items: try row.decode("items"))
@@ -567,7 +582,8 @@ private struct DeliveryStore {
     }
 
     private func endOffer(_ offer: OfferState, as status: OfferStatus, order: OrderState) throws {
-        try connection.query("UPDATE offers SET status = \(status.rawValue), version = version + 1 WHERE id = \(offer.id)")
+        try connection.query(
+            "UPDATE offers SET status = \(status.rawValue), version = version + 1 WHERE id = \(offer.id)")
         if order.status == .offered {
             try setOrderStatus(order.id, try order.status.after(.offerEnded))
         }
@@ -606,8 +622,10 @@ private struct DeliveryStore {
     }
 
     func activeMatch(orderId: UUID) throws -> Match? {
-        guard let id: UUID = try connection.query(
-            "SELECT id FROM matches WHERE order_id = \(orderId) AND status = 'active'").first?.decode("id")
+        guard
+            let id: UUID = try connection.query(
+                "SELECT id FROM matches WHERE order_id = \(orderId) AND status = 'active'"
+            ).first?.decode("id")
         else { return nil }
         return try match(id: id, lock: true)
     }
@@ -628,7 +646,8 @@ private struct DeliveryStore {
         try connection.query("UPDATE runs SET held = held - 1, version = version + 1 WHERE id = \(match.runId)")
         let campus = order.campus
         try Outbox.append(
-            MatchCancelled(match: match.parties(campus: campus), cancelledBy: side.rawValue, version: version), on: connection)
+            MatchCancelled(match: match.parties(campus: campus), cancelledBy: side.rawValue, version: version),
+            on: connection)
         try match.flowMatch(campus: campus).announceClosed(.cancelled, version: version, on: connection)
         switch side {
         case .orderer:
@@ -758,7 +777,8 @@ extension OfferEnded {
     /// From the `RETURNING id, order_id, deliverer_id, version` of an offer just withdrawn.
     init(withdrawn row: PostgresRow) throws {
         self.init(
-            offerId: try row.decode("id"), orderId: try row.decode("order_id"), delivererId: try row.decode("deliverer_id"),
+            offerId: try row.decode("id"), orderId: try row.decode("order_id"),
+            delivererId: try row.decode("deliverer_id"),
             version: try row.decode("version"))
     }
 }

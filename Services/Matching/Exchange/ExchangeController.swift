@@ -67,7 +67,8 @@ struct ExchangeController: Sendable {
         let draft = ListingDraft(
             offered: try ExchangeRules.offered(input.offered), wanted: try ExchangeRules.wanted(input.wanted),
             category: try ExchangeRules.category(input.category), place: try input.place.validated(),
-            photoId: input.photoId, note: try ExchangeRules.text(input.note, field: "note", limit: ExchangeRules.maxNote))
+            photoId: input.photoId,
+            note: try ExchangeRules.text(input.note, field: "note", limit: ExchangeRules.maxNote))
         let listing = try await repository.createListing(id: input.id, draft, caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: listing)
     }
@@ -90,7 +91,9 @@ struct ExchangeController: Sendable {
     }
 
     func listing(request: Request, context: ServiceRequestContext) async throws -> Listing {
-        guard let listing = try await repository.listing(try context.id("listing"), caller: try context.requireIdentity()) else {
+        guard
+            let listing = try await repository.listing(try context.id("listing"), caller: try context.requireIdentity())
+        else {
             throw MatchingError.notFound("listing")
         }
         return listing
@@ -124,7 +127,10 @@ struct ExchangeController: Sendable {
     }
 
     func exchange(request: Request, context: ServiceRequestContext) async throws -> Exchange {
-        guard let exchange = try await repository.exchange(try context.id("exchange"), caller: try context.requireIdentity()) else {
+        guard
+            let exchange = try await repository.exchange(
+                try context.id("exchange"), caller: try context.requireIdentity())
+        else {
             throw MatchingError.notFound("exchange")
         }
         return exchange

@@ -189,7 +189,8 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// `words`: for each typed word, the known words that match it.
-    static func browse(_ query: ListingQuery, words: [[String]], caller: Identity, on connection: PostgresConnection) throws
+    static func browse(_ query: ListingQuery, words: [[String]], caller: Identity, on connection: PostgresConnection)
+        throws
         -> ListingPage
     {
         let order = query.order
@@ -272,10 +273,12 @@ public struct ExchangePostgresRepository: Sendable {
         for (index, row) in rows.enumerated() {
             guard index < query.limit else {
                 let last = rows[index - 1]
-                next = ListingCursor(
-                    order: order, rank: try last.decode("rank"), createdAtMicroseconds: try last.decode("created_micros"),
-                    id: try last.decode("id")
-                ).text
+                next =
+                    ListingCursor(
+                        order: order, rank: try last.decode("rank"),
+                        createdAtMicroseconds: try last.decode("created_micros"),
+                        id: try last.decode("id")
+                    ).text
                 break
             }
             var listing = try Self.listing(row)
@@ -313,7 +316,8 @@ public struct ExchangePostgresRepository: Sendable {
             }
             let ownerId: UUID = try listing.decode("owner_id")
             let ownerName =
-                try connection.query("SELECT name FROM users WHERE id = \(ownerId)").first?.decode("name", as: String.self)
+                try connection.query("SELECT name FROM users WHERE id = \(ownerId)").first?.decode(
+                    "name", as: String.self)
                 ?? listing.decode("owner_name")
             let offered: String = try listing.decode("offered")
             let exchangeId = UUID()
@@ -540,7 +544,9 @@ public struct ExchangePostgresRepository: Sendable {
     }
 
     /// Why the caller cannot agree to a listing: it is not theirs to see (404), it is their own, or someone was first.
-    static func refusalToAgree(_ listingId: UUID, caller: Identity, on connection: PostgresConnection) throws -> MatchingError {
+    static func refusalToAgree(_ listingId: UUID, caller: Identity, on connection: PostgresConnection) throws
+        -> MatchingError
+    {
         guard let listing = try listing(listingId, caller: caller, on: connection) else { return .notFound("listing") }
         if listing.owner.id == caller.userId { return .conflict("You cannot agree to your own listing.") }
         return .conflict("Someone else agreed to this listing first.")
@@ -551,7 +557,8 @@ public struct ExchangePostgresRepository: Sendable {
         FlowMatch(
             id: exchangeId, flow: ExchangeFlow.name, campus: caller.campus,
             members: [
-                MatchMember(userId: ownerId, name: "", role: "owner"), MatchMember(userId: takerId, name: "", role: "taker"),
+                MatchMember(userId: ownerId, name: "", role: "owner"),
+                MatchMember(userId: takerId, name: "", role: "taker"),
             ],
             subject: "")
     }

@@ -58,7 +58,8 @@ struct RidesController: Sendable {
     func saveDriver(request: Request, context: ServiceRequestContext) async throws -> Driver {
         let input = try await request.decodeJSON(as: DriverRequest.self, context: context)
         return try await repository.saveDriver(
-            car: try RideRules.car(input.car), seats: try RideRules.seats(input.seats), caller: try context.requireIdentity())
+            car: try RideRules.car(input.car), seats: try RideRules.seats(input.seats),
+            caller: try context.requireIdentity())
     }
 
     func driver(request: Request, context: ServiceRequestContext) async throws -> Driver {

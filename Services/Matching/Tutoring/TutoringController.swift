@@ -67,7 +67,8 @@ struct TutoringController: Sendable {
             course = normalized
         }
         return try await repository.feed(
-            caller: try context.requireIdentity(), course: course, after: try parameters.get("after").map(FeedCursor.init),
+            caller: try context.requireIdentity(), course: course,
+            after: try parameters.get("after").map(FeedCursor.init),
             limit: try TutoringRules.limit(parameters.get("limit")))
     }
 
@@ -91,7 +92,9 @@ struct TutoringController: Sendable {
     }
 
     func profile(request: Request, context: ServiceRequestContext) async throws -> TutoringProfile {
-        guard let profile = try await repository.profile(try context.id("tutoring profile"), visibleTo: try context.requireIdentity())
+        guard
+            let profile = try await repository.profile(
+                try context.id("tutoring profile"), visibleTo: try context.requireIdentity())
         else { throw MatchingError.notFound("tutoring profile") }
         return profile
     }

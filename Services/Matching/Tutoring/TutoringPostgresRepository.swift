@@ -69,7 +69,9 @@ public struct TutoringPostgresRepository: Sendable {
         try await database.withConnection { try Self.profile(userId, visibleTo: caller, on: $0) }
     }
 
-    static func profile(_ userId: UUID, visibleTo caller: Identity, on connection: PostgresConnection) throws -> TutoringProfile? {
+    static func profile(_ userId: UUID, visibleTo caller: Identity, on connection: PostgresConnection) throws
+        -> TutoringProfile?
+    {
         try connection.query(
             """
             SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, u.bio, p.role,
@@ -141,18 +143,22 @@ public struct TutoringPostgresRepository: Sendable {
             var next: String?
             for (index, row) in rows.enumerated() {
                 guard index < limit else {
-                    next = FeedCursor(
-                        shared: try rows[index - 1].decode("shared"),
-                        activeAtMicroseconds: try rows[index - 1].decode("active_micros"),
-                        userId: try rows[index - 1].decode("user_id")
-                    ).text
+                    next =
+                        FeedCursor(
+                            shared: try rows[index - 1].decode("shared"),
+                            activeAtMicroseconds: try rows[index - 1].decode("active_micros"),
+                            userId: try rows[index - 1].decode("user_id")
+                        ).text
                     break
                 }
                 cards.append(
                     TutoringCard(
-                        userId: try row.decode("user_id"), name: try row.decode("name"), photoId: try row.decode("photo_id"),
+                        userId: try row.decode("user_id"), name: try row.decode("name"),
+                        photoId: try row.decode("photo_id"),
                         role: try row.decode("role"), description: try row.decode("description"),
-                        courses: try Self.courses(row, "courses").map { CardCourse(code: $0, shared: mine.contains($0)) },
+                        courses: try Self.courses(row, "courses").map {
+                            CardCourse(code: $0, shared: mine.contains($0))
+                        },
                         rateCents: try row.decode("rate_cents"), availability: try row.decode("availability")))
             }
             return TutoringFeed(cards: cards, next: next)
@@ -265,8 +271,10 @@ public struct TutoringPostgresRepository: Sendable {
                 TutoringUnmatched(
                     matchId: matchId, unmatchedBy: caller.userId, memberIds: members.map(\.userId), version: version),
                 on: connection)
-            try FlowMatch(id: matchId, flow: TutoringFlow.name, campus: try row.decode("campus"), members: members, subject: "")
-                .announceClosed(.unmatched, version: version, on: connection)
+            try FlowMatch(
+                id: matchId, flow: TutoringFlow.name, campus: try row.decode("campus"), members: members, subject: ""
+            )
+            .announceClosed(.unmatched, version: version, on: connection)
         }
     }
 
@@ -282,7 +290,9 @@ public struct TutoringPostgresRepository: Sendable {
     }
 
     /// The caller's role and courses; 409 naming the fix when they have no profile.
-    static func ownProfile(_ caller: Identity, on connection: PostgresConnection) throws -> (role: TutoringRole, courses: [String]) {
+    static func ownProfile(_ caller: Identity, on connection: PostgresConnection) throws -> (
+        role: TutoringRole, courses: [String]
+    ) {
         guard
             let row = try connection.query(
                 """

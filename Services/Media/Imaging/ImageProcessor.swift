@@ -74,7 +74,9 @@ public enum ImageProcessor {
     /// Checks the size, the format (from the bytes) and the pixel count (from the header, before any pixel is
     /// decoded), then writes the upright image and its variants without metadata.
     public static func process(_ data: Data, limits: ImageLimits = ImageLimits()) throws -> ProcessedImage {
-        guard data.count <= limits.maxBytes else { throw ImageError.tooLarge(bytes: data.count, limit: limits.maxBytes) }
+        guard data.count <= limits.maxBytes else {
+            throw ImageError.tooLarge(bytes: data.count, limit: limits.maxBytes)
+        }
         guard let format = ImageFormat.sniff(data) else { throw ImageError.notAnImage }
         guard isStarted else { throw ImageError.unreadable("the image library did not start") }
         return try data.withUnsafeBytes { bytes in
@@ -96,7 +98,9 @@ public enum ImageProcessor {
     }
 
     /// The image (shrunk to `width` when it is wider) encoded in `format`.
-    private static func save(_ image: UnsafeMutablePointer<VipsImage>, _ format: ImageFormat, width: Int? = nil) throws -> Data {
+    private static func save(_ image: UnsafeMutablePointer<VipsImage>, _ format: ImageFormat, width: Int? = nil) throws
+        -> Data
+    {
         var source = image
         var shrunk: UnsafeMutablePointer<VipsImage>?
         defer { tarrare_vips_release(shrunk) }

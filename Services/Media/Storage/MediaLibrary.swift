@@ -21,7 +21,9 @@ public struct MediaLibrary: Sendable {
     }
 
     /// Stores an upload of `owner`, a student of `campus`. A retry with the same idempotency key answers with the first image.
-    public func upload(_ data: Data, owner: UUID, campus: String, idempotencyKey: String?) async throws -> (record: MediaRecord, isNew: Bool) {
+    public func upload(_ data: Data, owner: UUID, campus: String, idempotencyKey: String?) async throws -> (
+        record: MediaRecord, isNew: Bool
+    ) {
         if let idempotencyKey, let first = try await repository.image(idempotencyKey: idempotencyKey, owner: owner) {
             return (first, false)
         }

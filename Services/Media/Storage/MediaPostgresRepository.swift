@@ -84,7 +84,9 @@ public struct MediaPostgresRepository: Sendable {
         }
     }
 
-    private static func byIdempotencyKey(_ key: String, owner: UUID, on connection: PostgresConnection) throws -> MediaRecord? {
+    private static func byIdempotencyKey(_ key: String, owner: UUID, on connection: PostgresConnection) throws
+        -> MediaRecord?
+    {
         try connection.query(
             """
             SELECT \(columns) FROM media
@@ -96,7 +98,8 @@ public struct MediaPostgresRepository: Sendable {
     private static func record(_ row: PostgresRow) throws -> MediaRecord {
         MediaRecord(
             id: try row.decode("id"), ownerId: try row.decode("owner_id"), campus: try row.decode("campus"),
-            contentType: try row.decode("content_type"), width: try row.decode("width"), height: try row.decode("height"),
+            contentType: try row.decode("content_type"), width: try row.decode("width"),
+            height: try row.decode("height"),
             etags: [
                 .original: try row.decode("original_etag"), .large: try row.decode("large_etag"),
                 .small: try row.decode("small_etag"),

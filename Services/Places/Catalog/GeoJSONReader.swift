@@ -54,7 +54,8 @@ enum GeoJSONReader {
                     throw GeoJSONError("a FeatureCollection without a features array")
                 }
                 return try checkedIds(
-                    features.enumerated().map { index, feature in outcome(of: feature, position: "feature \(index + 1)") })
+                    features.enumerated().map { index, feature in outcome(of: feature, position: "feature \(index + 1)")
+                    })
             case "Feature":
                 return try checkedIds([outcome(of: object, position: "feature 1")])
             default:
@@ -105,7 +106,8 @@ enum GeoJSONReader {
             default: return nil
             }
         }
-        guard let geometry = feature["geometry"] as? [String: Any], let geometryType = geometry["type"] as? String else {
+        guard let geometry = feature["geometry"] as? [String: Any], let geometryType = geometry["type"] as? String
+        else {
             return .broken(position: position, problem: "no geometry")
         }
         guard let sourceKey = sourceKey(feature: feature, properties: properties) else {
@@ -135,12 +137,14 @@ enum GeoJSONReader {
         var outline: String?
         switch geometryType {
         case "Point":
-            guard let coordinates = geometry["coordinates"] as? [Any], let coordinate = Self.coordinate(coordinates) else {
+            guard let coordinates = geometry["coordinates"] as? [Any], let coordinate = Self.coordinate(coordinates)
+            else {
                 return .broken(position: position, problem: "a Point without valid coordinates")
             }
             point = coordinate
         case "Polygon", "MultiPolygon":
-            let rings: [Any] = geometryType == "Polygon" ? [geometry["coordinates"] as Any] : (geometry["coordinates"] as? [Any] ?? [])
+            let rings: [Any] =
+                geometryType == "Polygon" ? [geometry["coordinates"] as Any] : (geometry["coordinates"] as? [Any] ?? [])
             let outerRings = rings.compactMap { ($0 as? [Any])?.first as? [Any] }
             let vertices = outerRings.flatMap { ring in ring.compactMap { Self.coordinate($0 as? [Any] ?? []) } }
             guard vertices.count >= 3, vertices.count == outerRings.reduce(0, { $0 + $1.count }),
@@ -192,7 +196,9 @@ enum GeoJSONReader {
             return "\(type)/\(id)"
         }
         let id = raw.dropFirst()
-        guard let first = raw.first?.lowercased(), !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard let first = raw.first?.lowercased(), !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return nil
+        }
         if first == "a" {
             guard let area = UInt64(id) else { return nil }
             return area % 2 == 0 ? "way/\(area / 2)" : "relation/\(area / 2)"

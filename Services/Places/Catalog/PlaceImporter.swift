@@ -70,7 +70,8 @@ package struct PlaceImporter: Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: true)
-            progress("\(summary.read) features read, \(summary.added + summary.updated + summary.unchanged) places stored")
+            progress(
+                "\(summary.read) features read, \(summary.added + summary.updated + summary.unchanged) places stored")
         }
 
         for outcome in try GeoJSONReader.read(data) {
@@ -93,7 +94,11 @@ package struct PlaceImporter: Sendable {
                     continue
                 }
                 seenCampuses.insert(campus.domain)
-                batch.append((record, campus.domain, Self.placeId(record.sourceKey), Self.contentHash(record, campus: campus.domain)))
+                batch.append(
+                    (
+                        record, campus.domain, Self.placeId(record.sourceKey),
+                        Self.contentHash(record, campus: campus.domain)
+                    ))
                 if batch.count >= batchSize { try await flush() }
             }
         }
@@ -128,7 +133,8 @@ package struct PlaceImporter: Sendable {
         let many = retirement.filter { Double($0.value.missing) > Double($0.value.total) * retirementThreshold }
         if !retiresMany, !many.isEmpty {
             let counts = many.sorted { $0.key < $1.key }.map { "\($0.value.missing) of \($0.value.total) on \($0.key)" }
-            return "that is \(counts.joined(separator: ", ")), more than a fifth; run again with --retire-many to retire them"
+            return
+                "that is \(counts.joined(separator: ", ")), more than a fifth; run again with --retire-many to retire them"
         }
         return nil
     }
@@ -138,9 +144,11 @@ package struct PlaceImporter: Sendable {
         var bytes = Array(Insecure.SHA1.hash(data: Data(("tarrare.place:" + sourceKey).utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// Changes whenever anything the service stores of the place changes.

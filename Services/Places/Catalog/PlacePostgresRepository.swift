@@ -26,7 +26,9 @@ package struct PlacePostgresRepository: Sendable {
 
     /// Places whose name or address matches `text` as typed (prefixes, a typo, any accents or case), best match
     /// first with nearer places ahead among similar matches.
-    package func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
+    package func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws
+        -> [Place]
+    {
         try await database.transaction { connection in
             // NB: the default 0.6 misses one-letter typos in short names ("porthnia" scores 0.58 against "porthania").
             try connection.execute(script: "SET LOCAL pg_trgm.word_similarity_threshold = 0.45")
@@ -86,7 +88,9 @@ package struct PlacePostgresRepository: Sendable {
     }
 
     /// Places within `radius` meters of `point`, nearest first.
-    package func nearby(_ point: Coordinate, radius: Double, campus: String, kind: PlaceKind?, limit: Int) async throws -> [Place] {
+    package func nearby(_ point: Coordinate, radius: Double, campus: String, kind: PlaceKind?, limit: Int) async throws
+        -> [Place]
+    {
         try await database.query(
             """
             WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
@@ -115,7 +119,9 @@ package struct PlacePostgresRepository: Sendable {
     enum UpsertResult: Sendable { case added, updated, unchanged }
 
     /// Adds or updates a batch of places in one transaction, publishing `place.upserted` for each change.
-    func upsert(_ places: [(record: PlaceRecord, campus: String, id: UUID, hash: String)]) async throws -> [UpsertResult] {
+    func upsert(_ places: [(record: PlaceRecord, campus: String, id: UUID, hash: String)]) async throws
+        -> [UpsertResult]
+    {
         try await database.transaction { connection in
             try places.map { place in
                 let record = place.record
@@ -153,7 +159,8 @@ package struct PlacePostgresRepository: Sendable {
                 try Outbox.append(
                     PlaceUpserted(
                         place: PlaceSnapshot(
-                            placeId: try row.decode("id"), campus: try row.decode("campus"), name: try row.decode("name"),
+                            placeId: try row.decode("id"), campus: try row.decode("campus"),
+                            name: try row.decode("name"),
                             kind: try row.decode("kind"), subtype: try row.decode("subtype"),
                             latitude: try row.decode("latitude"), longitude: try row.decode("longitude")),
                         version: version), on: connection)
@@ -163,7 +170,9 @@ package struct PlacePostgresRepository: Sendable {
     }
 
     /// Per campus of `campuses`, its places in service and how many of them `sourceKeys` does not hold.
-    func retirement(campuses: [String], keeping sourceKeys: [String]) async throws -> [String: (missing: Int, total: Int)] {
+    func retirement(campuses: [String], keeping sourceKeys: [String]) async throws -> [String: (
+        missing: Int, total: Int
+    )] {
         let rows = try await database.query(
             """
             SELECT campus, count(*) FILTER (WHERE NOT (source_key = ANY(\(sourceKeys)::text[]))) AS missing,
@@ -172,7 +181,10 @@ package struct PlacePostgresRepository: Sendable {
             """)
         return Dictionary(
             uniqueKeysWithValues: try rows.map {
-                (try $0.decode("campus", as: String.self), (try $0.decode("missing", as: Int.self), try $0.decode("total", as: Int.self)))
+                (
+                    try $0.decode("campus", as: String.self),
+                    (try $0.decode("missing", as: Int.self), try $0.decode("total", as: Int.self))
+                )
             })
     }
 
@@ -187,7 +199,9 @@ package struct PlacePostgresRepository: Sendable {
                 """)
             for row in rows {
                 try Outbox.append(
-                    PlaceRetired(placeId: try row.decode("id"), campus: try row.decode("campus"), version: try row.decode("version")),
+                    PlaceRetired(
+                        placeId: try row.decode("id"), campus: try row.decode("campus"),
+                        version: try row.decode("version")),
                     on: connection)
             }
             return rows.count
