@@ -65,14 +65,6 @@ enum ChatRules {
         return raw
     }
 
-    static func limit(_ raw: String?) throws(ChatError) -> Int {
-        guard let raw else { return 50 }
-        guard let limit = Int(raw), (1...maxPageSize).contains(limit) else {
-            throw .invalid(field: "limit", "limit is a whole number from 1 to \(maxPageSize).")
-        }
-        return limit
-    }
-
     static func cursor(_ raw: String?) throws(ChatError) -> UUID? {
         guard let raw else { return nil }
         guard let id = UUID(uuidString: raw) else { throw .invalid(field: "before", "before is a message id.") }

@@ -41,7 +41,8 @@ struct ConversationController: Sendable {
 
     func history(request: Request, context: ServiceRequestContext) async throws -> MessagePage {
         let identity = try context.requireIdentity()
-        let limit = try ChatRules.limit(request.uri.queryParameters.get("limit"))
+        let limit = try QueryParameters.limit(
+            request.uri.queryParameters.get("limit"), default: 50, range: 1...ChatRules.maxPageSize)
         let before = try ChatRules.cursor(request.uri.queryParameters.get("before"))
         let messages = try await repository.messages(
             conversationId: try context.conversationId(), of: identity.userId, before: before, limit: limit + 1)

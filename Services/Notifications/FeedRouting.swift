@@ -33,12 +33,4 @@ enum FeedRules {
         }
         return after
     }
-
-    static func limit(_ raw: String?) throws(NotificationError) -> Int {
-        guard let raw else { return 100 }
-        guard let limit = Int(raw), (1...500).contains(limit) else {
-            throw .invalid(field: "limit", "limit is a whole number from 1 to 500.")
-        }
-        return limit
-    }
 }

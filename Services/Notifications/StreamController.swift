@@ -99,7 +99,7 @@ struct StreamController: Sendable {
     func poll(request: Request, context: ServiceRequestContext) async throws -> Response {
         let identity = try context.requireIdentity()
         let after = try FeedRules.after(request.uri.queryParameters.get("after"))
-        let limit = try FeedRules.limit(request.uri.queryParameters.get("limit"))
+        let limit = try QueryParameters.limit(request.uri.queryParameters.get("limit"), default: 100, range: 1...500)
         let entries = try await repository.entries(of: identity.userId, after: after, limit: limit + 1)
         let page = entries.prefix(limit)
         var body = #"{"entries":["# + page.map(\.frame).joined(separator: ",") + "]"

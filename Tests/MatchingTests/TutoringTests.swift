@@ -25,7 +25,7 @@ import Testing
     @Test func aFeedCursorReadsBackWhatItWrote() throws {
         let cursor = FeedCursor(shared: 2, activeAtMicroseconds: 1_790_000_000_123_456, userId: UUID())
         #expect(try FeedCursor(cursor.text) == cursor)
-        #expect(throws: MatchingError.self) { try FeedCursor("2.x.y") }
+        #expect(throws: Problem.self) { try FeedCursor("2.x.y") }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MatchingCore
 import Postgres
+import ServiceKit
 
 /// What kind of snack a listing offers.
 public enum ListingCategory: String, Codable, Sendable, CaseIterable, PostgresDecodable {
@@ -181,27 +182,16 @@ public struct ListingCursor: Sendable, Equatable {
 
     /// Reads `after`; 400 when it is not one this service wrote.
     init(_ raw: String) throws {
-        let invalid = MatchingError.invalid(field: "after", "after is the next value of a previous page.")
-        guard let data = Data(base64Encoded: Self.padded(raw)), let text = String(data: data, encoding: .utf8) else {
-            throw invalid
-        }
-        let parts = text.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 4, let order = ListingOrder(rawValue: String(parts[0])), let rank = Double(parts[1]),
-            rank.isFinite, let micros = Int64(parts[2]), let id = UUID(uuidString: String(parts[3]))
-        else { throw invalid }
+        let fields = try PageCursor.fields(raw, count: 4)
+        guard let order = ListingOrder(rawValue: fields[0]), let rank = Double(fields[1]), rank.isFinite,
+            let micros = Int64(fields[2]), let id = UUID(uuidString: fields[3])
+        else { throw PageCursor.invalid }
         self.init(order: order, rank: rank, createdAtMicroseconds: micros, id: id)
     }
 
-    /// Base64 (URL alphabet, unpadded) of `order|rank|micros|id`.
+    /// `order|rank|micros|id`, as `PageCursor` writes it.
     var text: String {
-        let plain = "\(order.rawValue)|\(rank)|\(createdAtMicroseconds)|\(id.uuidString.lowercased())"
-        return Data(plain.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func padded(_ raw: String) -> String {
-        let standard = raw.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        return standard + String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        PageCursor.text(["\(order.rawValue)", "\(rank)", "\(createdAtMicroseconds)", id.uuidString.lowercased()])
     }
 }
 
@@ -279,15 +269,6 @@ public enum ExchangeRules {
             throw MatchingError.invalid(field: "q", "q can have at most \(maxQuery) characters.")
         }
         return text.isEmpty ? nil : text
-    }
-
-    /// The page size: 1 to 50, 20 when not given.
-    static func limit(_ raw: String?) throws -> Int {
-        guard let raw else { return 20 }
-        guard let limit = Int(raw), (1...50).contains(limit) else {
-            throw MatchingError.invalid(field: "limit", "limit is a number from 1 to 50.")
-        }
-        return limit
     }
 
     /// `true` or `false`, false when not given.

@@ -86,7 +86,7 @@ struct ExchangeController: Sendable {
                 radiusMeters: try ExchangeRules.radius(parameters.get("radius")),
                 isMine: try ExchangeRules.flag(parameters.get("mine"), field: "mine"),
                 after: try parameters.get("after").map(ListingCursor.init),
-                limit: try ExchangeRules.limit(parameters.get("limit"))),
+                limit: try QueryParameters.limit(parameters.get("limit"))),
             caller: try context.requireIdentity())
     }
 

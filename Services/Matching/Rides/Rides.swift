@@ -215,15 +215,6 @@ public enum RideRules {
         return radius
     }
 
-    /// The list size: 1 to 50, 20 when not given.
-    static func limit(_ raw: String?) throws -> Int {
-        guard let raw else { return 20 }
-        guard let limit = Int(raw), (1...50).contains(limit) else {
-            throw MatchingError.invalid(field: "limit", "limit is a number from 1 to 50.")
-        }
-        return limit
-    }
-
     /// Round `number` (from 1) of offers: the radius doubles and the count grows by the first count each round; nil
     /// after the last round.
     static func offerRound(_ number: Int, settings: RideSettings) -> OfferRound? {

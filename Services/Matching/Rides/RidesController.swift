@@ -93,7 +93,7 @@ struct RidesController: Sendable {
         let near = try RideRules.near(lat: parameters.get("lat"), lon: parameters.get("lon"))
         return try await repository.openRequests(
             near: near, radiusMeters: try RideRules.radius(parameters.get("radius")),
-            limit: try RideRules.limit(parameters.get("limit")), caller: try context.requireIdentity())
+            limit: try QueryParameters.limit(parameters.get("limit")), caller: try context.requireIdentity())
     }
 
     func ride(request: Request, context: ServiceRequestContext) async throws -> Ride {

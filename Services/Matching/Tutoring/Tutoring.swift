@@ -1,6 +1,7 @@
 import Foundation
 import MatchingCore
 import Postgres
+import ServiceKit
 
 /// Which side of tutoring a user is on.
 public enum TutoringRole: String, Codable, Sendable, CaseIterable, PostgresDecodable {
@@ -122,15 +123,6 @@ public enum TutoringRules {
         return cents
     }
 
-    /// The feed's page size: 1 to 50, 20 when not given.
-    static func limit(_ raw: String?) throws -> Int {
-        guard let raw else { return 20 }
-        guard let limit = Int(raw), (1...50).contains(limit) else {
-            throw MatchingError.invalid(field: "limit", "limit is a number from 1 to 50.")
-        }
-        return limit
-    }
-
     /// The subject of a match's chat: "MAT-101 tutoring", or with more shared courses "MAT-101, PHYS-102 tutoring".
     static func subject(courses: [String]) -> String {
         (courses.isEmpty ? "" : courses.prefix(3).joined(separator: ", ") + " ") + "tutoring"
@@ -149,14 +141,14 @@ public struct FeedCursor: Sendable, Equatable {
         self.userId = userId
     }
 
-    /// Reads `after`: `shared.microseconds.userId`.
+    /// Reads `after`; 400 when it is not one this service wrote.
     init(_ raw: String) throws {
-        let parts = raw.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let shared = Int(parts[0]), let micros = Int64(parts[1]),
-            let userId = UUID(uuidString: String(parts[2]))
-        else { throw MatchingError.invalid(field: "after", "after is the next value of a previous page.") }
+        let fields = try PageCursor.fields(raw, count: 3)
+        guard let shared = Int(fields[0]), let micros = Int64(fields[1]), let userId = UUID(uuidString: fields[2])
+        else { throw PageCursor.invalid }
         self.init(shared: shared, activeAtMicroseconds: micros, userId: userId)
     }
 
-    var text: String { "\(shared).\(activeAtMicroseconds).\(userId.uuidString.lowercased())" }
+    /// `shared|microseconds|userId`, as `PageCursor` writes it.
+    var text: String { PageCursor.text(["\(shared)", "\(activeAtMicroseconds)", userId.uuidString.lowercased()]) }
 }

@@ -69,7 +69,7 @@ struct TutoringController: Sendable {
         return try await repository.feed(
             caller: try context.requireIdentity(), course: course,
             after: try parameters.get("after").map(FeedCursor.init),
-            limit: try TutoringRules.limit(parameters.get("limit")))
+            limit: try QueryParameters.limit(parameters.get("limit")))
     }
 
     func swipe(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<SwipeResult> {
