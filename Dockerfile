@@ -25,12 +25,12 @@ RUN swift package resolve
 
 COPY . .
 # NB: SwiftPM looks for a target's resources in `<package>_<Target>.resources` next to the executable, so the
-# bundles go into /app beside the binaries.
+# bundles go into /app beside the binaries. The executables go without their debug information, most of their size.
 RUN swift build -c release --static-swift-stdlib \
     && bin=$(swift build -c release --static-swift-stdlib --show-bin-path) \
     && mkdir -p /app \
     && for name in $(swift package dump-package | jq -r '.products[] | select(.type | has("executable")) | .name'); do \
-        cp "$bin/$name" /app/; \
+        strip --strip-debug -o "/app/$name" "$bin/$name"; \
     done \
     && cp -R "$bin"/*.resources /app/
 
