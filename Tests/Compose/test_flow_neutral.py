@@ -35,3 +35,20 @@ def test_messaging_chat_notifications_and_the_matching_core_name_no_word_of_any_
                     if DELIVERY_WORDS.search(line) or FLOW_WORDS.search(line):
                         found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert found == []
+
+
+# The web client's shell: the page, its start, and the parts every flow's screens use. (map.js is left out: its
+# markers are named by what they show.) A flow's screens register themselves in web/js/flows.js.
+WEB_SHELL = [ROOT / "web/index.html"] + [
+    ROOT / "web/js" / name for name in ("main.js", "api.js", "feed.js", "dom.js", "images.js", "lifetime.js", "places.js")
+]
+FLOW_NAMES = re.compile(r"\b(delivery|tutoring|exchange|rides)\b", re.IGNORECASE)
+
+
+def test_the_web_clients_shell_names_no_flow():
+    found = []
+    for path in WEB_SHELL:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if FLOW_NAMES.search(line) or DELIVERY_WORDS.search(line) or FLOW_WORDS.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []

@@ -1,5 +1,5 @@
 // The one WebSocket of the page: the user's feed (entries with a `seq`, replayed after the last one seen when the
-// socket comes back) and live frames without one (typing, a driver's position). It reconnects after a drop, when
+// socket comes back) and live frames without one (typing, a position on its way). It reconnects after a drop, when
 // the network returns and when the page becomes visible again, and shows its state in the header.
 
 import { api } from "./api.js";

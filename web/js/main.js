@@ -7,12 +7,10 @@ import { h, replace, toast } from "./dom.js";
 import * as auth from "./views/auth.js";
 import * as me from "./views/me.js";
 import * as chats from "./views/chats.js";
-import * as delivery from "./views/delivery.js";
-import * as tutoring from "./views/tutoring.js";
-import * as exchange from "./views/exchange.js";
-import * as rides from "./views/rides.js";
+import { flows } from "./flows.js";
 
-const views = { delivery, tutoring, exchange, rides, chats, me };
+const views = { ...Object.fromEntries(flows.map((module) => [module.flow.name, module])), chats, me };
+const home = flows[0].flow.name;
 const view = document.getElementById("view");
 let unmount = null;
 let campus = null;
@@ -50,8 +48,8 @@ async function show() {
     return;
   }
   tabs.hidden = false;
-  const [name = "delivery", ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-  const screen = views[name] ? name : "delivery";
+  const [name = home, ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const screen = views[name] ? name : home;
   for (const link of tabs.querySelectorAll("a")) {
     if (link.dataset.tab === screen) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -108,28 +106,20 @@ for (const type of ["message.sent", "conversation.opened", "conversation.closed"
 }
 
 // Notices of what concerns the person, wherever they are in the app; entries replayed from long ago stay quiet.
-const notices = {
-  "offer.made": (data) => [`${data.ordererName} asks you to bring ${data.items} from ${data.restaurant?.name}`, "delivery"],
-  "match.accepted": () => ["A deliverer accepted your order", "delivery"],
-  "match.cancelled": () => ["A delivery was cancelled", "delivery"],
-  "match.completed": () => ["A delivery is complete", "delivery"],
-  "order.expired": () => ["Your order expired without a deliverer", "delivery"],
-  "tutoring.matched": () => ["It's a match!", "tutoring"],
-  "exchange.agreed": (data) => [`${data.takerName} wants to swap for your ${data.offered}`, "exchange"],
-  "exchange.cancelled": () => ["A swap was called off", "exchange"],
-  "ride.offered": (data) => [`${data.riderName} needs a ride`, "rides"],
-  "ride.accepted": (data) => [`${data.driver?.name ?? "A driver"} is on the way`, "rides"],
-  "ride.reopened": () => ["Your driver gave up the ride; asking others", "rides"],
-  "ride.cancelled": () => ["A ride was cancelled", "rides"],
-  "ride.arrived": () => ["Your driver has arrived", "rides"],
-};
+const notices = Object.assign({}, ...flows.map((module) => module.flow.notices));
 
 feed.on("*", (data, frame) => {
   const notice = notices[frame.type];
   if (!notice || Date.now() - Date.parse(frame.at) > 10 * 60_000) return;
-  const [text] = notice(data);
-  toast(text);
+  toast(notice(data));
 });
+
+// Each flow's tab, before the shell's own (Chats, Me), and its styles.
+const chatsTab = document.querySelector('#tabs a[data-tab="chats"]');
+for (const { flow } of flows) {
+  chatsTab.before(h("a", { href: `#/${flow.name}`, "data-tab": flow.name }, flow.title));
+  document.head.append(h("link", { rel: "stylesheet", href: flow.stylesheet }));
+}
 
 window.addEventListener("hashchange", show);
 // For looking into the page from the browser's console.

@@ -13,6 +13,20 @@ import { placeSearch } from "../places.js";
 const sharingInterval = 2000;
 const fallbackPoll = 10_000;
 
+/** The flow as the page's shell knows it: its tab, its styles, and the notices of its events. */
+export const flow = {
+  name: "delivery",
+  title: "Delivery",
+  stylesheet: "css/delivery.css",
+  notices: {
+    "offer.made": (data) => `${data.ordererName} asks you to bring ${data.items} from ${data.restaurant?.name}`,
+    "match.accepted": () => "A deliverer accepted your order",
+    "match.cancelled": () => "A delivery was cancelled",
+    "match.completed": () => "A delivery is complete",
+    "order.expired": () => "Your order expired without a deliverer",
+  },
+};
+
 export function mount(root, context) {
   const [screen, id] = context.params;
   const life = lifetime();

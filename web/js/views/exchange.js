@@ -18,6 +18,17 @@ const nearRadius = 2000;
 // no event until both have.
 const swapRefresh = 5000;
 
+/** The flow as the page's shell knows it: its tab, its styles, and the notices of its events. */
+export const flow = {
+  name: "exchange",
+  title: "Exchange",
+  stylesheet: "css/exchange.css",
+  notices: {
+    "exchange.agreed": (data) => `${data.takerName} wants to swap for your ${data.offered}`,
+    "exchange.cancelled": () => "A swap was called off",
+  },
+};
+
 export function mount(root, context) {
   const { api, feed, params } = context;
   const [screen = "browse", id] = params;

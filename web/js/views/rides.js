@@ -30,6 +30,20 @@ const steps = [
 ];
 const rideEvents = ["ride.accepted", "ride.arrived", "ride.started", "ride.completed", "ride.cancelled", "ride.reopened", "ride.expired"];
 
+/** The flow as the page's shell knows it: its tab, its styles, and the notices of its events. */
+export const flow = {
+  name: "rides",
+  title: "Rides",
+  stylesheet: "css/rides.css",
+  notices: {
+    "ride.offered": (data) => `${data.riderName} needs a ride`,
+    "ride.accepted": (data) => `${data.driver?.name ?? "A driver"} is on the way`,
+    "ride.reopened": () => "Your driver gave up the ride; asking others",
+    "ride.cancelled": () => "A ride was cancelled",
+    "ride.arrived": () => "Your driver has arrived",
+  },
+};
+
 export function mount(root, context) {
   const [first] = context.params;
   if (first === "drive") return driverHome(root, context);

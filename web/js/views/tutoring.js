@@ -12,6 +12,16 @@ const money = new Intl.NumberFormat(undefined, { style: "currency", currency: "E
 // How far a card is dragged before letting go counts as a swipe.
 const swipeDistance = 110;
 
+/** The flow as the page's shell knows it: its tab, its styles, and the notices of its events. */
+export const flow = {
+  name: "tutoring",
+  title: "Tutoring",
+  stylesheet: "css/tutoring.css",
+  notices: {
+    "tutoring.matched": () => "It's a match!",
+  },
+};
+
 export function mount(root, context) {
   const { api, feed, params } = context;
   const me = api.user.id;
