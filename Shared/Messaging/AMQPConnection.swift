@@ -6,7 +6,9 @@ import NIOConcurrencyHelpers
 /// one dedicated thread. There is no automatic reconnect; on any error the owner drops it and opens a new one.
 final class AMQPConnection {
     private let state: amqp_connection_state_t
-    let channel: amqp_channel_t = 1
+    /// The one channel every connection opens.
+    static let channel: amqp_channel_t = 1
+    let channel = AMQPConnection.channel
     private var nextPublishTag: UInt64 = 1
 
     /// Connects and logs in to `url` (`amqp://user:password@host:port/vhost`), asking for heartbeats. `url` may list
@@ -58,7 +60,7 @@ final class AMQPConnection {
         }
         let login = tarrare_amqp_login(state, info.vhost, 0, 131_072, heartbeatSeconds, info.user, info.password)
         try check(login, "login")
-        amqp_channel_open(state, 1)
+        amqp_channel_open(state, channel)
         try check(amqp_get_rpc_reply(state), "channel.open")
     }
 

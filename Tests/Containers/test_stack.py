@@ -16,6 +16,11 @@ from stack import ROOT, Stack, delivery_pairs, eventually, system_modules
 SCALE = {"matching": 3, "chat": 2, "notifications": 2}
 
 
+def scaled(counts):
+    """`up`'s arguments for these replica counts."""
+    return [f"--scale={service}={count}" for service, count in counts.items()]
+
+
 @pytest.fixture(scope="module")
 def stack():
     stack = Stack("tarrare-test")
@@ -63,7 +68,7 @@ def consumed_counts(text):
 
 
 def test_scaled_services_share_requests_and_events_and_the_story_passes_again(stack):
-    stack.up(*[f"--scale={service}={count}" for service, count in SCALE.items()], "--no-recreate")
+    stack.up(*scaled(SCALE), "--no-recreate")
     for service, count in SCALE.items():
         assert len(stack.containers(service)) == count
     # The gateway was not restarted: it finds the new replicas by itself.
@@ -77,11 +82,11 @@ def test_scaled_services_share_requests_and_events_and_the_story_passes_again(st
 
 def test_replicas_removed_lose_their_traffic_without_a_failed_request(stack):
     client = httpx.Client(base_url=stack.gateway, timeout=30)
-    stack.up("--scale=matching=1", "--scale=chat=1", "--scale=notifications=1", "--no-recreate")
+    stack.up(*scaled({service: 1 for service in SCALE}), "--no-recreate")
     # Within the resolver's two seconds the gateway may still pick a removed replica: it moves on to the next.
     statuses = [client.get("/v1/rides/current").status_code for _ in range(60)]
     assert set(statuses) == {401}, statuses
-    stack.up(*[f"--scale={service}={count}" for service, count in SCALE.items()], "--no-recreate")
+    stack.up(*scaled(SCALE), "--no-recreate")
     statuses = [client.get("/v1/rides/current").status_code for _ in range(60)]
     assert set(statuses) == {401}, statuses
 
@@ -97,7 +102,7 @@ def test_killed_replicas_and_restarted_servers_lose_and_repeat_nothing(stack, sy
             victim = stack.containers(service)[-1]
             subprocess.run(["docker", "kill", "--signal", "KILL", victim], check=True, capture_output=True)
         assert load.wait_for_deliveries(4, timeout=180), load.errors
-        stack.up(*[f"--scale={service}={count}" for service, count in SCALE.items()], "--no-recreate")
+        stack.up(*scaled(SCALE), "--no-recreate")
         for server in ("rabbitmq", "postgres"):
             stack.compose("restart", server)
             assert load.wait_for_deliveries(4, timeout=240), load.errors
