@@ -446,7 +446,8 @@ import Testing
             let (again, _) = try await client.call(.delete, "/v1/listings/\(listingId)", token: owner)
             let (late, _) = try await client.call(.patch, "/v1/listings/\(listingId)", token: owner, body: ["note": ""])
             let (hidden, _) = try await client.call(.get, "/v1/listings/\(listingId)", token: other)
-            let (stillMine, _) = try await client.call(.get, "/v1/listings/\(listingId)", token: owner)
+            let (goneForOwner, _) = try await client.call(.get, "/v1/listings/\(listingId)", token: owner)
+            let ownList = try await browse(client, owner, "?mine=true")
 
             #expect(notTheirs == .notFound && notTheirsToWithdraw == .notFound)
             #expect(
@@ -456,7 +457,8 @@ import Testing
             #expect(offered(found) == ["Tupla Maxi"])
             #expect(withdrawn == .ok && answer["status"] as? String == "withdrawn")
             #expect(again == .conflict && late == .conflict)
-            #expect(hidden == .notFound && stillMine == .ok)
+            #expect(hidden == .notFound && goneForOwner == .notFound)
+            #expect(ownList.first?["status"] as? String == "withdrawn")
         }
     }
 

@@ -47,9 +47,12 @@ public struct ExchangePostgresRepository: Sendable {
         }
     }
 
-    /// A listing of the caller's campus; a withdrawn one only to its owner.
+    /// A listing of the caller's campus that is not withdrawn: a withdrawn listing is gone (its owner still finds it among
+    /// their own).
     public func listing(_ id: UUID, caller: Identity) async throws -> Listing? {
-        try await database.withConnection { try Self.listing(id, caller: caller, on: $0) }
+        try await database.withConnection { connection in
+            try Self.listing(id, caller: caller, on: connection).flatMap { $0.status == .withdrawn ? nil : $0 }
+        }
     }
 
     /// The owner changes an active listing; others get 404, a listing no longer active 409.

@@ -159,8 +159,10 @@ export function mount(root, context) {
     // The box keeps its place without a photo, so that the listings line up.
     const thumb = h("span", { class: "thumb" }, picture);
     const owner = listing.owner;
+    // A withdrawn listing has no page of its own any more.
+    const link = listing.status === "withdrawn" ? {} : { href: `#/exchange/listings/${encodeURIComponent(listing.id)}` };
     return h("li", {},
-      h("a", { class: "listing-item", href: `#/exchange/listings/${encodeURIComponent(listing.id)}`, dataset: { id: listing.id.toLowerCase() } },
+      h("a", { class: "listing-item", ...link, dataset: { id: listing.id.toLowerCase() } },
         thumb,
         h("span", { class: "offered" }, listing.offered),
         h("span", { class: "meta" },
@@ -224,7 +226,7 @@ export function mount(root, context) {
     function actions(listing, mine, exchange) {
       const swapLink = (text) => h("a", { class: "button primary", href: `#/exchange/exchanges/${encodeURIComponent(listing.exchangeId)}` }, text);
       if (mine && listing.status === "active") {
-        return withdrawControl(listing, () => load().catch(fail));
+        return withdrawControl(listing, () => context.go("exchange/mine"));
       }
       if (mine && exchange) {
         return h("div", { class: "notice agreed", role: "status" },
