@@ -121,15 +121,15 @@ import Testing
             return due == 30
         }
         // Two processes' schedulers: separate pools on the same database.
-        let first = DeliveryPostgresRepository(
-            database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger),
-            settings: app.settings)
-        let second = DeliveryPostgresRepository(
-            database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger),
-            settings: app.settings)
+        let schedulers = try (0..<2).map { _ in
+            TimerScheduler(
+                database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger),
+                handlers: DeliveryFlow.timerHandlers(settings: app.settings), interval: .seconds(1),
+                logger: TestEnvironment.logger)
+        }
 
         let worked = try await withThrowingTaskGroup(of: Int.self) { group in
-            for scheduler in [first, second] {
+            for scheduler in schedulers {
                 group.addTask {
                     var total = 0
                     while true {

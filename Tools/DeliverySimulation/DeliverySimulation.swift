@@ -47,6 +47,9 @@ struct DeliverySimulation: AsyncParsableCommand {
         settings.offerWindow = 5
         settings.orderLifetime = seconds / 4
         let repository = DeliveryPostgresRepository(database: database, settings: settings)
+        let timers = TimerScheduler(
+            database: database, handlers: DeliveryFlow.timerHandlers(settings: settings), interval: .milliseconds(100),
+            logger: logger)
         print(
             "simulating \(deliverers) deliverers and \(orders) orders over \(Int(seconds)) s at \(popular.count) restaurants"
         )
@@ -54,7 +57,7 @@ struct DeliverySimulation: AsyncParsableCommand {
         let start = Date()
         let scheduler = Task { () -> Void in
             while !Task.isCancelled {
-                _ = try? await repository.workDueTimers()
+                _ = try? await timers.workDueTimers()
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }

@@ -22,6 +22,20 @@ public struct TimerHandlers: Sendable {
         return merged
     }
 
+    /// A flow's handlers, one for each of its timer kinds: `due` does what a timer is due for and may answer a live
+    /// frame (a position timer's), which `positions` sends. NB: sent inside the timer's transaction; a frame is only a
+    /// hint, and the flow's row holds the position.
+    public init<Kind: RawRepresentable & CaseIterable & Sendable>(
+        flow: String, kinds: Kind.Type, positions: PositionSender,
+        _ due: @escaping @Sendable (Kind, _ target: UUID, PostgresConnection) throws -> PendingFrame?
+    ) where Kind.RawValue == String {
+        for kind in Kind.allCases {
+            on(flow: flow, kind: kind.rawValue) { target, connection in
+                if let frame = try due(kind, target, connection) { positions.send(frame.payload, to: frame.receiver) }
+            }
+        }
+    }
+
     func handler(flow: String, kind: String) -> Handler? {
         handlers["\(flow)/\(kind)"]
     }

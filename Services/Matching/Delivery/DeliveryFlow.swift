@@ -31,8 +31,16 @@ public struct DeliveryFlow: MatchingFlow {
         repository = DeliveryPostgresRepository(database: context.database, settings: settings, positions: positions)
     }
 
-    public var timerHandlers: TimerHandlers {
-        DeliveryPostgresRepository.timerHandlers(settings: settings, positions: positions)
+    public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
+
+    /// What the flow does when its timers are due (`DeliveryStore.TimerKind`).
+    public static func timerHandlers(settings: DeliverySettings, positions: PositionSender = .discarding)
+        -> TimerHandlers
+    {
+        TimerHandlers(flow: name, kinds: DeliveryStore.TimerKind.self, positions: positions) {
+            kind, target, connection in
+            try DeliveryStore(connection: connection, settings: settings).timerIsDue(kind, target)
+        }
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {

@@ -206,34 +206,10 @@ public struct DeliveryPostgresRepository: Sendable {
         }
         return match
     }
-
-    // MARK: Timers
-
-    /// What the flow does when its timers are due: an offer's window, a run's window, an order's lifetime, the latest
-    /// position of a match's deliverer to its orderer.
-    static func timerHandlers(settings: DeliverySettings, positions: PositionSender) -> TimerHandlers {
-        var handlers = TimerHandlers()
-        for kind in DeliveryStore.TimerKind.allCases {
-            handlers.on(flow: DeliveryFlow.name, kind: kind.rawValue) { target, connection in
-                // NB: sent inside the timer's transaction; a frame is only a hint, and the match holds the position.
-                if let frame = try DeliveryStore(connection: connection, settings: settings).timerIsDue(kind, target) {
-                    positions.send(frame.payload, to: frame.receiver)
-                }
-            }
-        }
-        return handlers
-    }
-
-    /// Works up to `limit` of the flow's due timers in one transaction; rows another replica holds are skipped.
-    public func workDueTimers(limit: Int = 50) async throws -> Int {
-        try await Timers.workDue(
-            Self.timerHandlers(settings: settings, positions: positions), limit: limit, on: database,
-            logger: Logger(label: "delivery"))
-    }
 }
 
 /// The flow's steps on one connection inside an open transaction.
-private struct DeliveryStore {
+struct DeliveryStore {
     let connection: PostgresConnection
     let settings: DeliverySettings
 

@@ -30,8 +30,13 @@ public struct RidesFlow: MatchingFlow {
         repository = RidesPostgresRepository(database: context.database, settings: settings, positions: positions)
     }
 
-    public var timerHandlers: TimerHandlers {
-        RidesPostgresRepository.timerHandlers(settings: settings, positions: positions)
+    public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
+
+    /// What the flow does when its timers are due (`RideStore.TimerKind`).
+    public static func timerHandlers(settings: RideSettings, positions: PositionSender = .discarding) -> TimerHandlers {
+        TimerHandlers(flow: name, kinds: RideStore.TimerKind.self, positions: positions) { kind, target, connection in
+            try RideStore(connection: connection, settings: settings).timerIsDue(kind, target)
+        }
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {

@@ -208,34 +208,10 @@ public struct RidesPostgresRepository: Sendable {
     public func mark(_ rideId: UUID, _ step: RideStep, caller: Identity) async throws -> Ride {
         try await transaction { try $0.mark(rideId, step, caller: caller) }
     }
-
-    // MARK: Timers
-
-    /// What the flow does when its timers are due: the next round of offers, a request's end, the latest position of
-    /// a ride's driver to its rider.
-    static func timerHandlers(settings: RideSettings, positions: PositionSender) -> TimerHandlers {
-        var handlers = TimerHandlers()
-        for kind in RideStore.TimerKind.allCases {
-            handlers.on(flow: RidesFlow.name, kind: kind.rawValue) { target, connection in
-                // NB: sent inside the timer's transaction; a frame is only a hint, and the ride holds the position.
-                if let frame = try RideStore(connection: connection, settings: settings).timerIsDue(kind, target) {
-                    positions.send(frame.payload, to: frame.receiver)
-                }
-            }
-        }
-        return handlers
-    }
-
-    /// Works up to `limit` of the flow's due timers in one transaction; rows another replica holds are skipped.
-    public func workDueTimers(limit: Int = 50) async throws -> Int {
-        try await Timers.workDue(
-            Self.timerHandlers(settings: settings, positions: positions), limit: limit, on: database,
-            logger: Logger(label: "rides"))
-    }
 }
 
 /// The flow's steps on one connection inside an open transaction.
-private struct RideStore {
+struct RideStore {
     let connection: PostgresConnection
     let settings: RideSettings
 
