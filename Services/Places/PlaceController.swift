@@ -24,10 +24,16 @@ struct PlaceController: Sendable {
     func search(request: Request, context: ServiceRequestContext) async throws -> PlaceList {
         let identity = try context.requireIdentity()
         let parameters = request.uri.queryParameters
-        let text = try PlaceQuery.text(parameters.get("q"))
+        guard let text = try QueryParameters.text(parameters.get("q"), maxLength: PlaceQuery.maxQueryLength) else {
+            throw PlaceError.invalid(field: "q", "Type at least one character to search.")
+        }
         let kind = try PlaceQuery.kind(parameters.get("kind"))
-        let limit = try PlaceQuery.limit(parameters.get("limit"))
-        let near = try PlaceQuery.near(parameters.get("near")) ?? center(of: identity.campus)
+        let limit = try QueryParameters.limit(parameters.get("limit"), default: 10)
+        let near =
+            try QueryParameters.near(parameters.get("near")).map {
+                Coordinate(latitude: $0.latitude, longitude: $0.longitude)
+            }
+            ?? center(of: identity.campus)
         return PlaceList(
             places: try await repository.search(
                 text: text, near: near, campus: identity.campus, kind: kind, limit: limit))
@@ -40,9 +46,10 @@ struct PlaceController: Sendable {
         let point = Coordinate(
             latitude: try PlaceQuery.latitude(parameters.get("lat")),
             longitude: try PlaceQuery.longitude(parameters.get("lon")))
-        let radius = try PlaceQuery.radius(parameters.get("radius"))
+        let radius = try QueryParameters.radius(
+            parameters.get("radius"), default: 500, range: 1...PlaceQuery.maxRadiusMeters)
         let kind = try PlaceQuery.kind(parameters.get("kind"))
-        let limit = try PlaceQuery.limit(parameters.get("limit"), default: 20)
+        let limit = try QueryParameters.limit(parameters.get("limit"))
         return PlaceList(
             places: try await repository.nearby(
                 point, radius: radius, campus: identity.campus, kind: kind, limit: limit))

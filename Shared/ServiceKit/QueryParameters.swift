@@ -11,6 +11,46 @@ public enum QueryParameters {
         }
         return limit
     }
+
+    /// `near`: a point as `lat,lon` in degrees, nil when not given.
+    public static func near(_ raw: String?) throws -> (latitude: Double, longitude: Double)? {
+        guard let raw else { return nil }
+        let parts = raw.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let latitude = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+            let longitude = Double(parts[1].trimmingCharacters(in: .whitespaces)), latitude.isFinite,
+            longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude)
+        else { throw Problem.invalid("near", "near is lat,lon in degrees, such as 60.1699,24.9384.") }
+        return (latitude, longitude)
+    }
+
+    /// `radius`: a distance in meters within `range`, `default` when not given.
+    public static func radius(_ raw: String?, default: Double, range: ClosedRange<Double>) throws -> Double {
+        guard let raw else { return `default` }
+        guard let radius = Double(raw), radius.isFinite, range.contains(radius) else {
+            throw Problem.invalid(
+                "radius", "radius is a distance in meters from \(Int(range.lowerBound)) to \(Int(range.upperBound)).")
+        }
+        return radius
+    }
+
+    /// A search text (`q`): white space folded to single spaces, at most `maxLength` characters; nil when blank.
+    public static func text(_ raw: String?, field: String = "q", maxLength: Int = 100) throws -> String? {
+        guard let raw else { return nil }
+        let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard text.count <= maxLength else {
+            throw Problem.invalid(field, "\(field) can have at most \(maxLength) characters.")
+        }
+        return text.isEmpty ? nil : text
+    }
+
+    /// A flag: `true` or `false`, false when not given.
+    public static func flag(_ raw: String?, field: String) throws -> Bool {
+        switch raw {
+        case nil, "false": return false
+        case "true": return true
+        default: throw Problem.invalid(field, "\(field) is true or false.")
+        }
+    }
 }
 
 /// A page cursor (`after`, answered as `next`): the fields that place the last item of a page, opaque to clients as

@@ -44,19 +44,6 @@ import Testing
         #expect(throws: MatchingError.self) { try ExchangeRules.place(lat: 60.17, lon: .infinity, placeId: nil) }
     }
 
-    @Test func browseParametersAreCheckedOneByOne() throws {
-        #expect(try ExchangeRules.near("60.17, 24.95") == GeoPoint(lat: 60.17, lon: 24.95))
-        #expect(try ExchangeRules.radius(nil) == 2000 && ExchangeRules.radius("500") == 500)
-        #expect(try ExchangeRules.query("  fazer   sininen ") == "fazer sininen")
-        #expect(try ExchangeRules.query("   ") == nil)
-        #expect(try ExchangeRules.flag("true", field: "mine") && !ExchangeRules.flag(nil, field: "mine"))
-        #expect(throws: MatchingError.self) { try ExchangeRules.near("60.17") }
-        #expect(throws: MatchingError.self) { try ExchangeRules.near("95,24") }
-        #expect(throws: MatchingError.self) { try ExchangeRules.radius("0") }
-        #expect(throws: MatchingError.self) { try ExchangeRules.flag("yes", field: "mine") }
-        #expect(throws: MatchingError.self) { try ExchangeRules.query(String(repeating: "q", count: 101)) }
-    }
-
     @Test func aCursorReadsBackWhatItWroteAndRefusesAnythingElse() throws {
         let cursors = [
             ListingCursor(order: .newest, createdAtMicroseconds: 1_790_000_000_123_456, id: UUID()),

@@ -15,6 +15,26 @@ import Testing
         }
     }
 
+    @Test func nearRadiusTextAndFlagsAreCheckedOneByOne() throws {
+        let near = try QueryParameters.near("60.17, 24.95")
+
+        #expect(near?.latitude == 60.17 && near?.longitude == 24.95)
+        #expect(try QueryParameters.near(nil) == nil)
+        #expect(try QueryParameters.radius(nil, default: 2000, range: 1...50_000) == 2000)
+        #expect(try QueryParameters.radius("500", default: 2000, range: 1...50_000) == 500)
+        #expect(try QueryParameters.text("  fazer   sininen ") == "fazer sininen")
+        #expect(try QueryParameters.text("   ") == nil)
+        #expect(try QueryParameters.flag("true", field: "mine") && !QueryParameters.flag(nil, field: "mine"))
+        for bad in ["60.17", "95,24", "60.17,x", "60,24,1", "nan,24"] {
+            #expect(throws: Problem.self) { try QueryParameters.near(bad) }
+        }
+        for bad in ["0", "50001", "x", "inf"] {
+            #expect(throws: Problem.self) { try QueryParameters.radius(bad, default: 2000, range: 1...50_000) }
+        }
+        #expect(throws: Problem.self) { try QueryParameters.flag("yes", field: "mine") }
+        #expect(throws: Problem.self) { try QueryParameters.text(String(repeating: "q", count: 101)) }
+    }
+
     @Test func aCursorGivesBackItsFieldsAndRefusesWhatItDidNotWrite() throws {
         let text = PageCursor.text(["nearest", "12.5", "", "a|b"])
 

@@ -242,44 +242,6 @@ public enum ExchangeRules {
         try PlaceChoice.validated(lat: lat, lon: lon, placeId: placeId, field: "place")
     }
 
-    /// `near` as `lat,lon`.
-    static func near(_ raw: String) throws -> GeoPoint {
-        let parts = raw.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let lat = Double(parts[0].trimmingCharacters(in: .whitespaces)),
-            let lon = Double(parts[1].trimmingCharacters(in: .whitespaces)), lat.isFinite, lon.isFinite,
-            (-90...90).contains(lat), (-180...180).contains(lon)
-        else { throw MatchingError.invalid(field: "near", "near is lat,lon such as 60.1699,24.9384.") }
-        return GeoPoint(lat: lat, lon: lon)
-    }
-
-    /// The radius of a `near` browse in meters: 1 to 50,000, 2,000 when not given.
-    static func radius(_ raw: String?) throws -> Double {
-        guard let raw else { return defaultRadius }
-        guard let radius = Double(raw), radius.isFinite, radius >= 1, radius <= maxRadius else {
-            throw MatchingError.invalid(field: "radius", "radius is a distance in meters from 1 to \(Int(maxRadius)).")
-        }
-        return radius
-    }
-
-    /// The search text: white space folded, 1 to 100 characters; nil when blank.
-    static func query(_ raw: String?) throws -> String? {
-        guard let raw else { return nil }
-        let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard text.count <= maxQuery else {
-            throw MatchingError.invalid(field: "q", "q can have at most \(maxQuery) characters.")
-        }
-        return text.isEmpty ? nil : text
-    }
-
-    /// `true` or `false`, false when not given.
-    static func flag(_ raw: String?, field: String) throws -> Bool {
-        switch raw {
-        case nil, "false": return false
-        case "true": return true
-        default: throw MatchingError.invalid(field: field, "\(field) is true or false.")
-        }
-    }
-
     /// 1 to 5 whole stars.
     static func stars(_ stars: Int) throws -> Int {
         guard (1...5).contains(stars) else { throw MatchingError.invalid(field: "stars", "stars is from 1 to 5.") }

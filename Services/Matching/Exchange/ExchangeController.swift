@@ -75,16 +75,19 @@ struct ExchangeController: Sendable {
 
     func browse(request: Request, context: ServiceRequestContext) async throws -> ListingPage {
         let parameters = request.uri.queryParameters
-        let near = try parameters.get("near").map(ExchangeRules.near)
+        let near = try QueryParameters.near(parameters.get("near")).map {
+            GeoPoint(lat: $0.latitude, lon: $0.longitude)
+        }
         if near == nil, parameters.get("radius") != nil {
             throw MatchingError.invalid(field: "radius", "radius is the distance from near; give near as well.")
         }
         return try await repository.browse(
             ListingQuery(
-                text: try ExchangeRules.query(parameters.get("q")),
+                text: try QueryParameters.text(parameters.get("q"), maxLength: ExchangeRules.maxQuery),
                 category: try parameters.get("category").map { try ExchangeRules.category($0) }, near: near,
-                radiusMeters: try ExchangeRules.radius(parameters.get("radius")),
-                isMine: try ExchangeRules.flag(parameters.get("mine"), field: "mine"),
+                radiusMeters: try QueryParameters.radius(
+                    parameters.get("radius"), default: ExchangeRules.defaultRadius, range: 1...ExchangeRules.maxRadius),
+                isMine: try QueryParameters.flag(parameters.get("mine"), field: "mine"),
                 after: try parameters.get("after").map(ListingCursor.init),
                 limit: try QueryParameters.limit(parameters.get("limit"))),
             caller: try context.requireIdentity())

@@ -56,28 +56,8 @@ package struct Place: Codable, Sendable, Equatable {
 
 /// The query rules of place search, without I/O.
 package enum PlaceQuery {
-    static let maxLimit = 50
-    static let maxRadiusMeters = 5000.0
-    static let maxQueryLength = 100
-
-    /// The trimmed search text: 1 to 100 characters.
-    package static func text(_ raw: String?) throws(PlaceError) -> String {
-        guard let text = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-            throw .invalid(field: "q", "Type at least one character to search.")
-        }
-        guard text.count <= maxQueryLength else {
-            throw .invalid(field: "q", "The search text can have at most \(maxQueryLength) characters.")
-        }
-        return text
-    }
-
-    package static func limit(_ raw: String?, default value: Int = 10) throws(PlaceError) -> Int {
-        guard let raw else { return value }
-        guard let limit = Int(raw), (1...maxLimit).contains(limit) else {
-            throw .invalid(field: "limit", "limit is a whole number from 1 to \(maxLimit).")
-        }
-        return limit
-    }
+    package static let maxRadiusMeters = 5000.0
+    package static let maxQueryLength = 100
 
     package static func kind(_ raw: String?) throws(PlaceError) -> PlaceKind? {
         guard let raw else { return nil }
@@ -99,23 +79,6 @@ package enum PlaceQuery {
             throw .invalid(field: field, "\(field) is a longitude from -180 to 180.")
         }
         return value
-    }
-
-    /// `near=lat,lon`.
-    package static func near(_ raw: String?) throws(PlaceError) -> Coordinate? {
-        guard let raw else { return nil }
-        let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2 else { throw .invalid(field: "near", "near is lat,lon in degrees.") }
-        return Coordinate(
-            latitude: try latitude(parts[0], field: "near"), longitude: try longitude(parts[1], field: "near"))
-    }
-
-    package static func radius(_ raw: String?, default value: Double = 500) throws(PlaceError) -> Double {
-        guard let raw else { return value }
-        guard let radius = Double(raw), radius.isFinite, radius > 0, radius <= maxRadiusMeters else {
-            throw .invalid(field: "radius", "radius is in meters, above 0 and at most \(Int(maxRadiusMeters)).")
-        }
-        return radius
     }
 
     /// Search text in the form the index holds: lower case without accents is done by PostgreSQL's unaccent;
