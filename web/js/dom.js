@@ -115,6 +115,39 @@ export function describe(error) {
   return error?.message || "Something went wrong.";
 }
 
+/** A button that asks before it acts. Pressed, it puts `question` with a `yes` and a `no` button in place of what its
+ *  row (the button's parent) holds: `no` puts the row back, `yes` waits while `act()` runs. A failure puts the row
+ *  back and goes to `failed(error)` (a toast when not given); on success, what `act` changed redraws the screen. */
+export function confirmButton(text, props, { question, yes, no = "Keep it", act, failed }) {
+  const button = h("button", { type: "button", class: "danger", ...props }, text);
+  button.addEventListener("click", () => {
+    const row = button.parentElement;
+    const before = [...row.childNodes];
+    const back = () => {
+      replace(row, before);
+      button.focus();
+    };
+    const keep = h("button", { type: "button", onclick: back }, no);
+    const sure = h("button", { type: "button", class: "danger" }, yes);
+    sure.addEventListener("click", async () => {
+      sure.disabled = keep.disabled = true;
+      try {
+        await act();
+      } catch (error) {
+        back();
+        if (failed) failed(error);
+        else toast(describe(error), "error");
+      }
+    });
+    const id = `question-${++nextId}`;
+    replace(row, h("div", { class: "confirm", role: "group", "aria-labelledby": id },
+      h("p", { class: "question", id }, question),
+      h("div", { class: "actions" }, sure, keep)));
+    keep.focus();
+  });
+  return button;
+}
+
 /** A short message at the bottom of the screen. */
 export function toast(text, kind = "info") {
   const box = document.getElementById("toasts");

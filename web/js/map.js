@@ -1,9 +1,8 @@
 // Maps with Leaflet (Debian's libjs-leaflet, served by the gateway at /vendor/leaflet/). OpenStreetMap's tiles show
-// when the browser is online; the markers are vectors, so they show without tiles too.
+// when the browser is online; the markers are vectors, so they show without tiles too. Each flow names the kinds of
+// marker it puts on a map; the map knows none.
 
 import * as L from "/vendor/leaflet/leaflet.esm.js";
-
-const colors = { restaurant: "#c2410c", building: "#1d4ed8", me: "#0b6e4f", driver: "#7c3aed", listing: "#b91c1c" };
 
 /** A map in `element` around `center` ({lat, lon}); answers helpers to put markers on it. */
 export function campusMap(element, center, zoom = 16) {
@@ -19,15 +18,16 @@ export function campusMap(element, center, zoom = 16) {
   return {
     map,
     clear: () => layer.clearLayers(),
-    /** A round marker of a kind (restaurant, building, me, driver, listing) with a tooltip; `onClick` optional. */
+    /** A round marker of `kind` ({name, color, large}: its class is marker-<name>) with a tooltip; `onClick`
+     *  optional. */
     marker(point, kind, label, onClick) {
       const marker = L.circleMarker([point.lat, point.lon], {
-        radius: kind === "driver" || kind === "me" ? 9 : 7,
+        radius: kind.large ? 9 : 7,
         color: "#fff",
         weight: 2,
-        fillColor: colors[kind] ?? "#444",
+        fillColor: kind.color,
         fillOpacity: 0.95,
-        className: `marker-${kind}`,
+        className: `marker-${kind.name}`,
       });
       if (label) marker.bindTooltip(label);
       if (onClick) marker.on("click", onClick);
@@ -71,4 +71,9 @@ export function whereAmI(timeout = 4000) {
       { timeout, maximumAge: 60_000 },
     );
   });
+}
+
+/** Meters between two points ({lat, lon}), as Leaflet measures them on the Earth. */
+export function metersBetween(a, b) {
+  return L.latLng(a.lat, a.lon).distanceTo(L.latLng(b.lat, b.lon));
 }

@@ -2,8 +2,10 @@
 // messages, typing hints and read markers. A closed conversation leaves the list and takes no more messages.
 
 import { clock, field, form, h, replace, sameId, uuid, values } from "../dom.js";
+import { flows } from "../flows.js";
 
-const flowNames = { delivery: "Delivery", tutoring: "Tutoring", exchange: "Exchange", rides: "Ride" };
+// A conversation's subject starts with the title of the flow whose match opened it.
+const flowTitles = Object.fromEntries(flows.map(({ flow }) => [flow.name, flow.title]));
 
 export function mount(root, context) {
   return context.params[0] ? conversation(root, context, context.params[0]) : list(root, context);
@@ -23,7 +25,7 @@ function list(root, { api, feed }) {
         h("a", { href: `#/chats/${encodeURIComponent(entry.id)}`, class: "conversation", dataset: { id: entry.id.toLowerCase() } },
           h("span", { class: "who" }, other),
           entry.unreadCount ? h("span", { class: "badge", "aria-label": `${entry.unreadCount} unread` }, String(entry.unreadCount)) : null,
-          h("span", { class: "subject" }, `${flowNames[entry.flow] ?? entry.flow}: ${entry.subject}`),
+          h("span", { class: "subject" }, `${flowTitles[entry.flow] ?? entry.flow}: ${entry.subject}`),
           entry.lastMessage ? h("span", { class: "last" }, entry.lastMessage.text) : null));
     }));
   }
@@ -120,7 +122,7 @@ function conversation(root, { api, feed, refreshUnread }, id) {
     const entry = conversations.find((conversation) => sameId(conversation.id, id));
     if (entry) {
       title.textContent = entry.otherMember?.name ?? "Chat";
-      subject.textContent = `${flowNames[entry.flow] ?? entry.flow}: ${entry.subject}`;
+      subject.textContent = `${flowTitles[entry.flow] ?? entry.flow}: ${entry.subject}`;
     } else {
       close();
     }

@@ -1,4 +1,4 @@
-// The person: name, bio and photo as others see them, delivering or ordering, and logging out.
+// The person: name, bio and photo as others see them, and logging out.
 
 import { field, form, h, problem, replace, toast, values } from "../dom.js";
 import { imageKeeper } from "../images.js";
@@ -12,9 +12,6 @@ export function mount(root, { api }) {
   const profile = form({ "aria-label": "Profile" }, [
     field("Name", h("input", { name: "name", value: user.name, maxlength: 80, required: true, autocomplete: "name" })),
     field("About you", h("textarea", { name: "bio", maxlength: 500, rows: 3 }, user.bio ?? "")),
-    field("Usually I am", h("select", { name: "mode" },
-      h("option", { value: "ordering", selected: user.mode === "ordering" }, "ordering food"),
-      h("option", { value: "delivering", selected: user.mode === "delivering" }, "delivering food"))),
     h("button", { type: "submit", class: "primary" }, "Save"),
   ], async (element) => {
     const saved = await api.patch("/v1/me", values(element));

@@ -1,0 +1,140 @@
+// The orderer's side: the restaurants with deliverers on a map and in a list, the runs of the restaurant chosen (who
+// could bring it, and how far from the building), and the order.
+
+import { describe, distance, field, form, h, problem, replace, sameId, uuid } from "../../dom.js";
+import { placeSearch } from "../../places.js";
+import { choiceMarkers, key, markers, pointOf } from "./shared.js";
+
+export function ordererSide(content, context, life) {
+  const { api, campus, go } = context;
+  let clientId = uuid();
+  let runsAsked = 0;
+  let shownRuns = null;
+  const mapElement = h("div", { class: "map", role: "region", "aria-label": "Map of restaurants with deliverers" });
+  const restaurantList = h("ul", { class: "list restaurants", "aria-label": "Restaurants with deliverers" });
+  const nobody = h("p", { class: "hint", hidden: true }, "Nobody is delivering right now. You can still order: the first deliverer to check in there can take it.");
+  const runsPlace = h("div", { class: "runs" });
+  let map = null;
+  let chosen = null;
+  let restaurantMarkers = [];
+
+  const restaurant = placeSearch({
+    api, label: "Restaurant", name: "restaurantId", kind: "restaurant", placeholder: "Search or pick one above",
+    onChange: (place) => {
+      chosen?.show("restaurant", place, markers.restaurant);
+      loadRuns();
+    },
+  });
+  const destination = placeSearch({
+    api, label: "Deliver to", name: "destinationId", kind: "building", placeholder: "Your building",
+    near: () => campus.center,
+    onChange: (place) => {
+      chosen?.show("destination", place, markers.building, `Deliver to ${place?.name}`);
+      loadRuns();
+    },
+  });
+  life.add(restaurant.stop);
+  life.add(destination.stop);
+  const items = h("textarea", { name: "items", rows: 3, maxlength: 500, required: true, placeholder: "Lunch of the day, a coffee…" });
+
+  const orderForm = form({ "aria-label": "Order" }, [
+    restaurant.element,
+    destination.element,
+    runsPlace,
+    field("What to bring", items),
+    h("button", { type: "submit", class: "primary" }, "Order"),
+  ], async (element) => {
+    if (!restaurant.place()) throw problem("restaurantId", "Choose a restaurant from the suggestions or the list.");
+    if (!destination.place()) throw problem("destinationId", "Choose the building to deliver to from the suggestions.");
+    const runId = element.querySelector("input[name='runId']:checked")?.value || undefined;
+    const body = {
+      id: clientId,
+      restaurantId: restaurant.place().id,
+      destinationId: destination.place().id,
+      items: items.value.trim(),
+      runId,
+    };
+    const order = await api.whenKnown(() => api.post("/v1/orders", body));
+    clientId = uuid();
+    go(`delivery/order/${order.id}`);
+  });
+
+  replace(content,
+    h("h3", {}, "Restaurants with deliverers"),
+    mapElement,
+    nobody,
+    restaurantList,
+    h("h3", {}, "Your order"),
+    orderForm);
+  map = life.map(mapElement, campus.center);
+  chosen = choiceMarkers(map);
+
+  async function loadRestaurants() {
+    const { restaurants } = await api.get("/v1/restaurants");
+    if (!life.alive) return;
+    nobody.hidden = restaurants.length > 0;
+    restaurantMarkers.forEach((marker) => marker.remove());
+    restaurantMarkers = restaurants.map(({ restaurant: place, openRuns }) =>
+      map.marker(pointOf(place), markers.restaurant, `${place.name}: ${deliverers(openRuns)}`, () => restaurant.set(place)));
+    replace(restaurantList, restaurants.map(({ restaurant: place, openRuns, freeSeats }) =>
+      h("li", { class: "spread", dataset: { restaurantId: key(place.id) } },
+        h("button", { type: "button", class: "link", onclick: () => restaurant.set(place, true) }, place.name),
+        h("span", {}, h("span", { class: "tag" }, deliverers(openRuns)), freeSeats !== undefined ? h("span", { class: "tag" }, `${freeSeats} free`) : null))));
+  }
+
+  async function loadRuns() {
+    const ticket = ++runsAsked;
+    const place = restaurant.place();
+    if (!place) {
+      shownRuns = null;
+      return replace(runsPlace);
+    }
+    const to = destination.place();
+    const point = pointOf(to);
+    try {
+      const { runs } = await api.get(`/v1/restaurants/${place.id}/runs`, point ? { lat: point.lat, lon: point.lon } : {});
+      if (ticket !== runsAsked || !life.alive) return;
+      showRuns(runs, to);
+    } catch (error) {
+      if (ticket !== runsAsked) return;
+      shownRuns = null;
+      replace(runsPlace, h("p", { class: "form-error", role: "alert" }, describe(error)));
+    }
+  }
+
+  function showRuns(runs, to) {
+    // The periodic look leaves a list that did not change alone, with the person's choice and focus in it.
+    const shown = JSON.stringify([to?.id, runs.map((run) => [run.id, run.held, run.capacity, run.distanceMeters])]);
+    if (shown === shownRuns) return;
+    shownRuns = shown;
+    const previous = runsPlace.querySelector("input[name='runId']:checked")?.value ?? "";
+    const any = h("input", { type: "radio", name: "runId", value: "", id: "run-any", checked: true });
+    const options = runs.map((run) => {
+      const full = run.held >= run.capacity;
+      const away = typeof run.distanceMeters === "number" && to ? ` · ${distance(run.distanceMeters)} from ${to.name}` : "";
+      return h("label", { class: "choice", dataset: { runId: key(run.id) } },
+        h("input", { type: "radio", name: "runId", value: run.id, disabled: full, checked: sameId(run.id, previous) && !full }),
+        h("span", {},
+          h("span", { class: "name" }, run.delivererName),
+          h("span", { class: "hint" }, `heading to ${run.destination.name}${away}${full ? " · full" : ""}`)));
+    });
+    replace(runsPlace, h("fieldset", { class: "choices" },
+      h("legend", {}, "Who brings it"),
+      h("label", { class: "choice" }, any, h("span", {}, h("span", { class: "name" }, "Whoever is best placed"),
+        h("span", { class: "hint" }, runs.length ? "Deliverers heading near your building are asked, nearest first." : "Nobody is checked in here yet; your order waits for someone."))),
+      options,
+      h("p", { class: "field-error", id: "run-any-error", role: "alert" })));
+  }
+
+  loadRestaurants().catch((error) => replace(restaurantList, h("li", { class: "form-error", role: "alert" }, describe(error))));
+  // Runs open and close without telling orderers: the list is looked at again now and then.
+  life.every(15_000, () => {
+    loadRestaurants().catch(() => {});
+    loadRuns();
+  });
+}
+
+function deliverers(count) {
+  return count === 1 ? "1 deliverer" : `${count} deliverers`;
+}
+
