@@ -276,7 +276,7 @@ import Testing
 
     @Test func twentyConcurrentAgreesMakeExactlyOneExchange() async throws {
         let app = try await MatchingTestApp.make()
-        let repository = ExchangePostgresRepository(database: app.database.pool)
+        let repository = ExchangeSteps(database: app.database.pool)
         let owner = Identity.student("Olli")
         let listing = try await repository.createListing(
             id: nil,

@@ -46,7 +46,7 @@ struct ExchangeBenchmark: AsyncParsableCommand {
         let database = try await BenchmarkDatabase.fresh(
             named: "bench_exchange", migrations: [MatchingMigrations.directory, ExchangeFlow.migrations!], poolSize: 16,
             logger: logger)
-        let repository = ExchangePostgresRepository(database: database)
+        let steps = ExchangeSteps(database: database)
         var random = SeededRandom(seed: 7)
         let owners = (0..<max(1, listings / 5)).map {
             Identity(userId: UUID(), campus: "helsinki.fi", name: "Student \($0)")
@@ -59,7 +59,7 @@ struct ExchangeBenchmark: AsyncParsableCommand {
                 wanted: (0..<Int(random.next() % 4)).map { _ in Self.snackName(&random) },
                 category: Self.categories[Int(random.next() % UInt64(Self.categories.count))],
                 place: .point(Self.point(&random)), photoId: nil, note: nil)
-            creates.append { _ = try await repository.createListing(id: nil, draft, caller: owner) }
+            creates.append { _ = try await steps.createListing(id: nil, draft, caller: owner) }
         }
         let created = try await LatencyRun.measure(creates, clients: 16)
         print("created \(listings) listings: \(created.perSecond(listings)) a second\n")
@@ -99,7 +99,7 @@ struct ExchangeBenchmark: AsyncParsableCommand {
                 let found = Tally()
                 let jobs: [BenchmarkJob] = (0..<queries).map { _ in
                     let query = makeQuery(&random)
-                    return { found.add(try await repository.browse(query, caller: browser).listings.count) }
+                    return { found.add(try await steps.browse(query, caller: browser).listings.count) }
                 }
                 let run = try await LatencyRun.measure(jobs, clients: clients)
                 print(run.row(label, clients: clients, count: queries) + String(format: " %.1f |", found.average))

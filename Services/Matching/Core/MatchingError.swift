@@ -1,7 +1,7 @@
 import ServiceKit
 
 /// Everything that can go wrong in a matching flow, and the problem each answers with.
-public enum MatchingError: ProblemConvertible {
+public enum MatchingError: ProblemConvertible, Equatable {
     case invalid(field: String, String)
     /// Missing, or not the caller's to see (another user's or another campus's): the same answer.
     case notFound(String)

@@ -4,33 +4,8 @@ import Postgres
 import ServiceKit
 
 /// What kind of snack a listing offers.
-public enum ListingCategory: String, Codable, Sendable, CaseIterable, PostgresDecodable {
+public enum ListingCategory: String, Codable, Sendable, CaseIterable {
     case sweet, salty, drink, healthy, other
-
-    public init?(postgresText: String) {
-        self.init(rawValue: postgresText)
-    }
-}
-
-/// Where a listing is in its life: open to agree to, agreed and under way, swapped, or taken back by its owner.
-public enum ListingStatus: String, Codable, Sendable, PostgresDecodable {
-    case active
-    case inProgress = "in_progress"
-    case exchanged, withdrawn
-
-    public init?(postgresText: String) {
-        self.init(rawValue: postgresText)
-    }
-}
-
-/// Where an exchange is: agreed and under way, done by both, or called off by one.
-public enum ExchangeStatus: String, Codable, Sendable, PostgresDecodable {
-    case inProgress = "in_progress"
-    case exchanged, cancelled
-
-    public init?(postgresText: String) {
-        self.init(rawValue: postgresText)
-    }
 }
 
 /// Where a listing's snack is: a point, and the place it was given as when it was given as one.

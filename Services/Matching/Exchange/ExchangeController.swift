@@ -6,7 +6,7 @@ import ServiceKit
 /// The exchange flow's API: listings to create, browse, edit and withdraw, agreeing to one, and the exchange it makes
 /// (cancel, complete, review), all on the caller's campus.
 struct ExchangeController: Sendable {
-    let repository: ExchangePostgresRepository
+    let steps: ExchangeSteps
 
     func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
         let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
@@ -69,7 +69,7 @@ struct ExchangeController: Sendable {
             category: try ExchangeRules.category(input.category), place: try input.place.validated(),
             photoId: input.photoId,
             note: try ExchangeRules.text(input.note, field: "note", limit: ExchangeRules.maxNote))
-        let listing = try await repository.createListing(id: input.id, draft, caller: try context.requireIdentity())
+        let listing = try await steps.createListing(id: input.id, draft, caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: listing)
     }
 
@@ -81,7 +81,7 @@ struct ExchangeController: Sendable {
         if near == nil, parameters.get("radius") != nil {
             throw MatchingError.invalid(field: "radius", "radius is the distance from near; give near as well.")
         }
-        return try await repository.browse(
+        return try await steps.browse(
             ListingQuery(
                 text: try QueryParameters.text(parameters.get("q"), maxLength: ExchangeRules.maxQuery),
                 category: try parameters.get("category").map { try ExchangeRules.category($0) }, near: near,
@@ -95,7 +95,7 @@ struct ExchangeController: Sendable {
 
     func listing(request: Request, context: ServiceRequestContext) async throws -> Listing {
         guard
-            let listing = try await repository.listing(try context.id("listing"), caller: try context.requireIdentity())
+            let listing = try await steps.listing(try context.id("listing"), caller: try context.requireIdentity())
         else {
             throw MatchingError.notFound("listing")
         }
@@ -110,11 +110,11 @@ struct ExchangeController: Sendable {
             category: try input.category.map { try ExchangeRules.category($0) }, place: try input.place?.validated(),
             photoId: input.photoId,
             note: try input.note.map { try ExchangeRules.text($0, field: "note", limit: ExchangeRules.maxNote) ?? "" })
-        return try await repository.editListing(id, edit, caller: try context.requireIdentity())
+        return try await steps.editListing(id, edit, caller: try context.requireIdentity())
     }
 
     func withdrawListing(request: Request, context: ServiceRequestContext) async throws -> Listing {
-        try await repository.withdrawListing(try context.id("listing"), caller: try context.requireIdentity())
+        try await steps.withdrawListing(try context.id("listing"), caller: try context.requireIdentity())
     }
 
     func agree(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Exchange> {
@@ -125,13 +125,13 @@ struct ExchangeController: Sendable {
             let input = try await request.decodeJSON(as: AgreeRequest.self, context: context)
             offering = try ExchangeRules.text(input.offering, field: "offering", limit: ExchangeRules.maxOffering)
         }
-        let exchange = try await repository.agree(to: id, offering: offering, caller: try context.requireIdentity())
+        let exchange = try await steps.agree(to: id, offering: offering, caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: exchange)
     }
 
     func exchange(request: Request, context: ServiceRequestContext) async throws -> Exchange {
         guard
-            let exchange = try await repository.exchange(
+            let exchange = try await steps.exchange(
                 try context.id("exchange"), caller: try context.requireIdentity())
         else {
             throw MatchingError.notFound("exchange")
@@ -140,17 +140,17 @@ struct ExchangeController: Sendable {
     }
 
     func cancel(request: Request, context: ServiceRequestContext) async throws -> Exchange {
-        try await repository.cancel(try context.id("exchange"), caller: try context.requireIdentity())
+        try await steps.cancel(try context.id("exchange"), caller: try context.requireIdentity())
     }
 
     func complete(request: Request, context: ServiceRequestContext) async throws -> Exchange {
-        try await repository.complete(try context.id("exchange"), caller: try context.requireIdentity())
+        try await steps.complete(try context.id("exchange"), caller: try context.requireIdentity())
     }
 
     func review(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<ExchangeReview> {
         let id = try context.id("exchange")
         let input = try await request.decodeJSON(as: ReviewRequest.self, context: context)
-        let review = try await repository.review(
+        let review = try await steps.review(
             id, stars: try ExchangeRules.stars(input.stars),
             text: try ExchangeRules.text(input.text, field: "text", limit: ExchangeRules.maxReview),
             caller: try context.requireIdentity())

@@ -18,13 +18,13 @@ public struct ExchangeFlow: MatchingFlow {
     public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
     public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
 
-    let repository: ExchangePostgresRepository
+    let steps: ExchangeSteps
 
     public init(_ context: FlowContext) {
-        repository = ExchangePostgresRepository(database: context.database)
+        steps = ExchangeSteps(database: context.database)
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
-        ExchangeController(repository: repository).addRoutes(to: router, verifier: verifier)
+        ExchangeController(steps: steps).addRoutes(to: router, verifier: verifier)
     }
 }
