@@ -142,10 +142,12 @@ def test_a_deliverer_and_an_orderer_from_check_in_to_a_completed_delivery(browse
         olli.click("Send")
         dina.wait(lambda: shown_messages(dina) == ["At the counter, five minutes", "Kiitos! Kaisa-talo lobby"])
 
-        # Back on the Delivery tab both are on the match; both complete and both see it completed.
+        # Back on the Delivery tab both are on the match, which the server says is under way (the page keeps none of
+        # it); both complete and both see it completed.
         for browser in (olli, dina):
             browser.tab("delivery")
             browser.find(f"section.match[data-match-id='{match_id}']")
+            assert browser.js("return Object.keys(localStorage).filter((key) => key.startsWith('tarrare.delivery'))") == []
         olli.click("Complete")
         olli.sees("You marked it complete. Waiting for Dina.")
         dina.click("Complete")

@@ -1,5 +1,5 @@
 """My Driver in the browser: a rider asks for a ride on the map, a driver nearby hears of it and accepts, and the rider
-watches the driver's marker move until the ride ends."""
+watches the driver's marker move until the ride ends; a rider cancelling is asked first."""
 
 import random
 import re
@@ -94,3 +94,22 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     ville.click("Back to driving")
     ville.click("Go offline")
     ville.sees("You are offline")
+
+
+def test_a_rider_is_asked_before_a_request_is_cancelled(browsers):
+    rosa = browsers("Rosa").sign_up(f"Rosa {uuid.uuid4().hex[:6]}")
+    rosa.tab("rides")
+    rosa.click_map(".ride-map", random.randint(-90, 90), random.randint(-70, 70))
+    rosa.click("Ask for a ride")
+    rosa.find("section.ride[data-status='open']")
+
+    rosa.click("Cancel request")
+    rosa.sees("Cancel your request? Drivers stop seeing it.")
+    rosa.click("Keep it")
+    rosa.find("section.ride[data-status='open']")
+    rosa.click("Cancel request")
+    rosa.click("Yes, cancel")
+    rosa.find("section.ride[data-status='cancelled']")
+    rosa.sees("Ride cancelled")
+    rosa.click("Ask for another ride")
+    rosa.find("form[aria-label='Ask for a ride']")

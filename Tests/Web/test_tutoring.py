@@ -1,5 +1,5 @@
 """Tutoring (MentorMate) in the browser: profiles made through the page, cards liked both ways, the match shown to
-both (to the first liker through the socket), and the chat it opens."""
+both (to the first liker through the socket), the chat it opens, and unmatching, asked first."""
 
 import uuid
 
@@ -66,3 +66,17 @@ def test_a_student_and_a_tutor_like_each_others_cards_see_the_match_and_chat(bro
     assert "Sofia" in match.text and course in match.text
     tomas.click("Chat", within=match)
     tomas.wait(lambda: text in [bubble.text.split("\n")[0] for bubble in tomas.all(".messages li")])
+
+    # Tomas unmatches: asked first, he keeps the match once, then says yes; the chat closes for Sofia.
+    tomas.tab("tutoring")
+    tomas.click("Matches", within=tomas.find(".subnav"))
+    match = tomas.find(".matches li")
+    tomas.click("Unmatch", within=match)
+    tomas.sees("Unmatch Sofia? The chat closes and neither of you sees the other again.")
+    tomas.screenshot("unmatch-asked")
+    tomas.click("Keep", within=match)
+    assert tomas.js("return document.activeElement.getAttribute('aria-label')") == "Unmatch Sofia"
+    tomas.click("Unmatch", within=match)
+    tomas.click("Yes, unmatch", within=match)
+    tomas.sees("No matches yet")
+    sofia.sees("This chat is closed.")
