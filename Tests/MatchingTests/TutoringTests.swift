@@ -169,11 +169,11 @@ import Testing
 
     @Test func twentyConcurrentLikesBetweenTenPairsMakeExactlyTenMatches() async throws {
         let app = try await MatchingTestApp.make()
-        let repository = TutoringPostgresRepository(database: app.database.pool)
+        let steps = TutoringSteps(database: app.database.pool)
         let students = (0..<10).map { Identity.student("Student \($0)") }
         let tutors = (0..<10).map { Identity.student("Tutor \($0)") }
         for (caller, role) in students.map({ ($0, TutoringRole.student) }) + tutors.map({ ($0, TutoringRole.tutor) }) {
-            _ = try await repository.saveProfile(
+            _ = try await steps.saveProfile(
                 .init(
                     role: role, courses: ["MAT-101"], description: "", rateCents: 0, availability: "", preferences: ""),
                 caller: caller)
@@ -181,8 +181,8 @@ import Testing
 
         let results = try await withThrowingTaskGroup(of: SwipeResult.self) { group in
             for (student, tutor) in zip(students, tutors) {
-                group.addTask { try await repository.swipe(caller: student, target: tutor.userId, likes: true) }
-                group.addTask { try await repository.swipe(caller: tutor, target: student.userId, likes: true) }
+                group.addTask { try await steps.swipe(caller: student, target: tutor.userId, likes: true) }
+                group.addTask { try await steps.swipe(caller: tutor, target: student.userId, likes: true) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }

@@ -30,7 +30,7 @@ struct TutoringBenchmark: AsyncParsableCommand {
         let database = try await BenchmarkDatabase.fresh(
             named: "bench_tutoring", migrations: [MatchingMigrations.directory, TutoringFlow.migrations!], poolSize: 16,
             logger: logger)
-        let repository = TutoringPostgresRepository(database: database)
+        let steps = TutoringSteps(database: database)
         var random = SeededRandom(seed: 42)
         let codes = (0..<courses).map { "C-\(100 + $0)" }
         var callers: [(Identity, TutoringRole)] = []
@@ -42,11 +42,11 @@ struct TutoringBenchmark: AsyncParsableCommand {
             let taken = (0..<(1 + Int(random.next() % 5))).map { _ in
                 codes[Int(random.unit() * random.unit() * Double(courses))]
             }
-            let input = TutoringPostgresRepository.ProfileInput(
+            let input = TutoringProfileInput(
                 role: role, courses: Array(Set(taken)), description: "Generated profile \(index)",
                 rateCents: Int(random.next() % 4000), availability: "Evenings", preferences: "")
             callers.append((caller, role))
-            saves.append { _ = try await repository.saveProfile(input, caller: caller) }
+            saves.append { _ = try await steps.saveProfile(input, caller: caller) }
         }
         let saved = try await LatencyRun.measure(saves, clients: 16)
         print("saved \(profiles) profiles over \(courses) courses: \(saved.perSecond(profiles)) a second\n")
@@ -57,7 +57,7 @@ struct TutoringBenchmark: AsyncParsableCommand {
         for clients in [1, 16] {
             let pages: [BenchmarkJob] = (0..<queries).map { _ in
                 let caller = callers[Int(random.next() % UInt64(callers.count))].0
-                return { _ = try await repository.feed(caller: caller, course: nil, after: nil, limit: 20) }
+                return { _ = try await steps.feed(caller: caller, course: nil, after: nil, limit: 20) }
             }
             let run = try await LatencyRun.measure(pages, clients: clients)
             print(run.row("feed, 20 cards", clients: clients, count: queries))
@@ -73,7 +73,7 @@ struct TutoringBenchmark: AsyncParsableCommand {
             let (swiper, target) = fromStudent ? (student, tutor) : (tutor, student)
             guard pairs.insert([swiper.userId, target.userId]).inserted else { continue }
             let likes = random.next() % 2 == 0
-            swipeJobs.append { _ = try await repository.swipe(caller: swiper, target: target.userId, likes: likes) }
+            swipeJobs.append { _ = try await steps.swipe(caller: swiper, target: target.userId, likes: likes) }
         }
         let swiped = try await LatencyRun.measure(swipeJobs, clients: 16)
         print(swiped.row("swipe", clients: 16, count: swipes))

@@ -4,12 +4,8 @@ import Postgres
 import ServiceKit
 
 /// Which side of tutoring a user is on.
-public enum TutoringRole: String, Codable, Sendable, CaseIterable, PostgresDecodable {
+public enum TutoringRole: String, Codable, Sendable, CaseIterable {
     case student, tutor
-
-    public init?(postgresText: String) {
-        self.init(rawValue: postgresText)
-    }
 
     /// The side whose cards this side sees.
     public var opposite: TutoringRole { self == .student ? .tutor : .student }
@@ -28,6 +24,28 @@ public struct TutoringProfile: Codable, Sendable, Equatable {
     public var availability: String
     public var preferences: String
     public var updatedAt: Date
+}
+
+/// What a profile holds, validated.
+public struct TutoringProfileInput: Sendable {
+    public var role: TutoringRole
+    public var courses: [String]
+    public var description: String
+    public var rateCents: Int
+    public var availability: String
+    public var preferences: String
+
+    public init(
+        role: TutoringRole, courses: [String], description: String, rateCents: Int, availability: String,
+        preferences: String
+    ) {
+        self.role = role
+        self.courses = courses
+        self.description = description
+        self.rateCents = rateCents
+        self.availability = availability
+        self.preferences = preferences
+    }
 }
 
 /// A course on a card: whether the caller shares it.

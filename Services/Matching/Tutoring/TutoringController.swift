@@ -6,7 +6,7 @@ import ServiceKit
 /// The tutoring flow's API: one's profile, the feed of cards, swipes, matches and a matched user's profile, all on
 /// the caller's campus.
 struct TutoringController: Sendable {
-    let repository: TutoringPostgresRepository
+    let steps: TutoringSteps
 
     func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
         let group = router.group("/v1/tutoring").add(middleware: AuthenticationMiddleware(verifier: verifier))
@@ -39,8 +39,8 @@ struct TutoringController: Sendable {
 
     func saveProfile(request: Request, context: ServiceRequestContext) async throws -> TutoringProfile {
         let input = try await request.decodeJSON(as: ProfileRequest.self, context: context)
-        return try await repository.saveProfile(
-            TutoringPostgresRepository.ProfileInput(
+        return try await steps.saveProfile(
+            TutoringProfileInput(
                 role: input.role, courses: try TutoringRules.courses(input.courses),
                 description: try TutoringRules.text(input.description, field: "description", limit: 1000),
                 rateCents: try TutoringRules.rate(input.rateCents ?? 0),
@@ -51,7 +51,7 @@ struct TutoringController: Sendable {
 
     func ownProfile(request: Request, context: ServiceRequestContext) async throws -> TutoringProfile {
         let caller = try context.requireIdentity()
-        guard let profile = try await repository.profile(caller.userId, visibleTo: caller) else {
+        guard let profile = try await steps.profile(caller.userId, visibleTo: caller) else {
             throw MatchingError.notFound("tutoring profile; create one with PUT /v1/tutoring/profile")
         }
         return profile
@@ -66,7 +66,7 @@ struct TutoringController: Sendable {
             }
             course = normalized
         }
-        return try await repository.feed(
+        return try await steps.feed(
             caller: try context.requireIdentity(), course: course,
             after: try parameters.get("after").map(FeedCursor.init),
             limit: try QueryParameters.limit(parameters.get("limit")))
@@ -78,22 +78,22 @@ struct TutoringController: Sendable {
         guard input.userId != caller.userId else {
             throw MatchingError.invalid(field: "userId", "You cannot swipe on yourself.")
         }
-        let result = try await repository.swipe(caller: caller, target: input.userId, likes: input.like)
+        let result = try await steps.swipe(caller: caller, target: input.userId, likes: input.like)
         return EditedResponse(status: .created, response: result)
     }
 
     func matches(request: Request, context: ServiceRequestContext) async throws -> MatchList {
-        MatchList(matches: try await repository.matches(of: try context.requireIdentity()))
+        MatchList(matches: try await steps.matches(of: try context.requireIdentity()))
     }
 
     func unmatch(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        try await repository.unmatch(try context.id("match"), caller: try context.requireIdentity())
+        try await steps.unmatch(try context.id("match"), caller: try context.requireIdentity())
         return .noContent
     }
 
     func profile(request: Request, context: ServiceRequestContext) async throws -> TutoringProfile {
         guard
-            let profile = try await repository.profile(
+            let profile = try await steps.profile(
                 try context.id("tutoring profile"), visibleTo: try context.requireIdentity())
         else { throw MatchingError.notFound("tutoring profile") }
         return profile

@@ -16,13 +16,13 @@ public struct TutoringFlow: MatchingFlow {
     public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
     public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
 
-    let repository: TutoringPostgresRepository
+    let steps: TutoringSteps
 
     public init(_ context: FlowContext) {
-        repository = TutoringPostgresRepository(database: context.database)
+        steps = TutoringSteps(database: context.database)
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
-        TutoringController(repository: repository).addRoutes(to: router, verifier: verifier)
+        TutoringController(steps: steps).addRoutes(to: router, verifier: verifier)
     }
 }

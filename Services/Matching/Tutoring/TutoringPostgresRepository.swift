@@ -1,77 +1,41 @@
 import Contracts
 import Foundation
 import MatchingCore
-import Messaging
 import Postgres
 import ServiceKit
 
-/// The tutoring flow's data in matching's database: the only file with its SQL. A swipe and the match it makes
-/// commit with their events in one transaction, under a lock on the pair, so that two likes make exactly one match
-/// across replicas.
-public struct TutoringPostgresRepository: Sendable {
-    let database: PostgresPool
-
-    public init(database: PostgresPool) {
-        self.database = database
-    }
-
-    /// What a profile holds, validated.
-    public struct ProfileInput: Sendable {
-        public var role: TutoringRole
-        public var courses: [String]
-        public var description: String
-        public var rateCents: Int
-        public var availability: String
-        public var preferences: String
-
-        public init(
-            role: TutoringRole, courses: [String], description: String, rateCents: Int, availability: String,
-            preferences: String
-        ) {
-            self.role = role
-            self.courses = courses
-            self.description = description
-            self.rateCents = rateCents
-            self.availability = availability
-            self.preferences = preferences
-        }
-    }
+/// The tutoring flow's SQL and row decoding, on one connection (inside the steps' transaction): reads, locks and
+/// writes, each one statement or a small fixed group, with no decisions of their own.
+struct TutoringPostgresRepository {
+    let connection: PostgresConnection
 
     // MARK: Profiles
 
-    /// Creates or replaces the caller's profile; the caller counts as active now.
-    public func saveProfile(_ input: ProfileInput, caller: Identity) async throws -> TutoringProfile {
-        try await database.transaction { connection in
-            try connection.query(
-                """
-                INSERT INTO tutoring_profiles
-                    (user_id, campus, name, role, courses, description, rate_cents, availability, preferences)
-                VALUES (\(caller.userId), \(caller.campus), \(caller.name), \(input.role.rawValue), \(input.courses)::text[],
-                    \(input.description), \(input.rateCents), \(input.availability), \(input.preferences))
-                ON CONFLICT (user_id) DO UPDATE SET campus = excluded.campus, name = excluded.name, role = excluded.role,
-                    courses = excluded.courses, description = excluded.description, rate_cents = excluded.rate_cents,
-                    availability = excluded.availability, preferences = excluded.preferences,
-                    updated_at = now()
-                """)
-            try connection.query("DELETE FROM tutoring_courses WHERE user_id = \(caller.userId)")
-            try connection.query(
-                """
-                INSERT INTO tutoring_courses (user_id, course, campus, role, active_at)
-                SELECT \(caller.userId), course, \(caller.campus), \(input.role.rawValue), now()
-                FROM unnest(\(input.courses)::text[]) AS course
-                """)
-            return try Self.profile(caller.userId, visibleTo: caller, on: connection)!
-        }
+    /// Creates or replaces the caller's profile and the courses the feed ranks by; the caller counts as active now.
+    func saveProfile(_ input: TutoringProfileInput, caller: Identity) throws {
+        try connection.query(
+            """
+            INSERT INTO tutoring_profiles
+                (user_id, campus, name, role, courses, description, rate_cents, availability, preferences)
+            VALUES (\(caller.userId), \(caller.campus), \(caller.name), \(input.role.rawValue), \(input.courses)::text[],
+                \(input.description), \(input.rateCents), \(input.availability), \(input.preferences))
+            ON CONFLICT (user_id) DO UPDATE SET campus = excluded.campus, name = excluded.name, role = excluded.role,
+                courses = excluded.courses, description = excluded.description, rate_cents = excluded.rate_cents,
+                availability = excluded.availability, preferences = excluded.preferences,
+                updated_at = now()
+            """)
+        try connection.query("DELETE FROM tutoring_courses WHERE user_id = \(caller.userId)")
+        try connection.query(
+            """
+            INSERT INTO tutoring_courses (user_id, course, campus, role, active_at)
+            SELECT \(caller.userId), course, \(caller.campus), \(input.role.rawValue), now()
+            FROM unnest(\(input.courses)::text[]) AS course
+            """)
     }
 
-    /// A profile the caller may read in full: their own, or that of someone in an active match with them.
-    public func profile(_ userId: UUID, visibleTo caller: Identity) async throws -> TutoringProfile? {
-        try await database.withConnection { try Self.profile(userId, visibleTo: caller, on: $0) }
-    }
-
-    static func profile(_ userId: UUID, visibleTo caller: Identity, on connection: PostgresConnection) throws
-        -> TutoringProfile?
-    {
+    /// A profile of the caller's campus in full, when it is the caller's own or that of someone in an active match
+    /// with them.
+    func profile(_ userId: UUID, visibleTo caller: Identity) throws -> TutoringProfile? {
         try connection.query(
             """
             SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, u.bio, p.role,
@@ -94,140 +58,126 @@ public struct TutoringPostgresRepository: Sendable {
         }
     }
 
+    /// Someone with a profile on `campus`, as a swipe sees them.
+    func swiper(_ userId: UUID, campus: String) throws -> Swiper? {
+        try connection.query(
+            """
+            SELECT coalesce(u.name, p.name) AS name, p.role, array_to_string(p.courses, ',') AS courses
+            FROM tutoring_profiles p LEFT JOIN users u ON u.id = p.user_id
+            WHERE p.user_id = \(userId) AND p.campus = \(campus)
+            """
+        ).first.map { row in
+            Swiper(
+                userId: userId, name: try row.decode("name"), role: try row.decode("role"),
+                courses: try Self.courses(row, "courses"))
+        }
+    }
+
+    /// The caller was active now (the feed ranks by it); written at most once a minute.
+    func markActive(_ caller: Identity) throws {
+        try connection.query(
+            """
+            UPDATE tutoring_courses SET active_at = now()
+            WHERE user_id = \(caller.userId) AND active_at < now() - interval '1 minute'
+            """)
+    }
+
     // MARK: The feed
 
-    /// Cards of the opposite role on the caller's campus who share a course (`course` when given), never the caller,
-    /// never anyone the caller swiped (which includes every match); most shared courses first, then most recently
-    /// active. 409 for a caller without a profile.
-    public func feed(caller: Identity, course: String?, after: FeedCursor?, limit: Int) async throws -> TutoringFeed {
-        try await database.withConnection { connection in
-            let me = try Self.ownProfile(caller, on: connection)
-            var courses = me.courses
-            if let course, !courses.contains(course) { courses.append(course) }
-            let cursor: SQL =
-                if let after {
-                    """
-                    WHERE (shared, active_micros, user_id)
-                        < (\(after.shared), \(after.activeAtMicroseconds), \(after.userId))
-                    """
-                } else { "" }
-            // Ranked from the course index alone; only the page's profiles are read.
-            let rows = Array(
-                try connection.query(
-                    """
-                    WITH candidates AS (
-                        SELECT c.user_id, count(*)::int AS shared,
-                            (extract(epoch FROM max(c.active_at)) * 1000000)::bigint AS active_micros
-                        FROM tutoring_courses c
-                        WHERE c.campus = \(caller.campus) AND c.role = \(me.role.opposite.rawValue)
-                            AND c.course = ANY(\(courses)::text[]) AND c.user_id <> \(caller.userId)
-                            AND NOT EXISTS (
-                                SELECT 1 FROM tutoring_swipes s
-                                WHERE s.swiper_id = \(caller.userId) AND s.target_id = c.user_id)
-                        GROUP BY c.user_id
-                        HAVING \(course)::text IS NULL OR bool_or(c.course = \(course))
-                    ), page AS (
-                        SELECT * FROM candidates
-                        \(cursor)
-                        ORDER BY shared DESC, active_micros DESC, user_id DESC
-                        LIMIT \(limit + 1)
-                    )
-                    SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, p.role, p.description,
-                        array_to_string(p.courses, ',') AS courses, p.rate_cents, p.availability, page.shared,
-                        page.active_micros
-                    FROM page JOIN tutoring_profiles p ON p.user_id = page.user_id LEFT JOIN users u ON u.id = p.user_id
-                    ORDER BY page.shared DESC, page.active_micros DESC, page.user_id DESC
-                    """))
-            let mine = Set(courses)
-            var cards: [TutoringCard] = []
-            var next: String?
-            for (index, row) in rows.enumerated() {
-                guard index < limit else {
-                    next =
-                        FeedCursor(
-                            shared: try rows[index - 1].decode("shared"),
-                            activeAtMicroseconds: try rows[index - 1].decode("active_micros"),
-                            userId: try rows[index - 1].decode("user_id")
-                        ).text
-                    break
-                }
-                cards.append(
-                    TutoringCard(
-                        userId: try row.decode("user_id"), name: try row.decode("name"),
-                        photoId: try row.decode("photo_id"),
-                        role: try row.decode("role"), description: try row.decode("description"),
-                        courses: try Self.courses(row, "courses").map {
-                            CardCourse(code: $0, shared: mine.contains($0))
-                        },
-                        rateCents: try row.decode("rate_cents"), availability: try row.decode("availability")))
-            }
-            return TutoringFeed(cards: cards, next: next)
+    /// Up to `limit + 1` cards of `role` on the caller's campus who share one of `courses` (and `course` when given)
+    /// and whom the caller has not swiped, after `after`; ranked from the course index alone, and only the page's
+    /// profiles are read. Each card with its ranks.
+    func feedPage(
+        caller: Identity, role: TutoringRole, courses: [String], course: String?, after: FeedCursor?, limit: Int
+    ) throws -> [(card: TutoringCard, cursor: FeedCursor)] {
+        let cursor: SQL =
+            if let after {
+                """
+                WHERE (shared, active_micros, user_id)
+                    < (\(after.shared), \(after.activeAtMicroseconds), \(after.userId))
+                """
+            } else { "" }
+        let mine = Set(courses)
+        return try connection.query(
+            """
+            WITH candidates AS (
+                SELECT c.user_id, count(*)::int AS shared,
+                    (extract(epoch FROM max(c.active_at)) * 1000000)::bigint AS active_micros
+                FROM tutoring_courses c
+                WHERE c.campus = \(caller.campus) AND c.role = \(role.rawValue)
+                    AND c.course = ANY(\(courses)::text[]) AND c.user_id <> \(caller.userId)
+                    AND NOT EXISTS (
+                        SELECT 1 FROM tutoring_swipes s
+                        WHERE s.swiper_id = \(caller.userId) AND s.target_id = c.user_id)
+                GROUP BY c.user_id
+                HAVING \(course)::text IS NULL OR bool_or(c.course = \(course))
+            ), page AS (
+                SELECT * FROM candidates
+                \(cursor)
+                ORDER BY shared DESC, active_micros DESC, user_id DESC
+                LIMIT \(limit + 1)
+            )
+            SELECT p.user_id, coalesce(u.name, p.name) AS name, u.photo_id, p.role, p.description,
+                array_to_string(p.courses, ',') AS courses, p.rate_cents, p.availability, page.shared,
+                page.active_micros
+            FROM page JOIN tutoring_profiles p ON p.user_id = page.user_id LEFT JOIN users u ON u.id = p.user_id
+            ORDER BY page.shared DESC, page.active_micros DESC, page.user_id DESC
+            """
+        ).map { row in
+            (
+                TutoringCard(
+                    userId: try row.decode("user_id"), name: try row.decode("name"),
+                    photoId: try row.decode("photo_id"), role: try row.decode("role"),
+                    description: try row.decode("description"),
+                    courses: try Self.courses(row, "courses").map { CardCourse(code: $0, shared: mine.contains($0)) },
+                    rateCents: try row.decode("rate_cents"), availability: try row.decode("availability")),
+                FeedCursor(
+                    shared: try row.decode("shared"), activeAtMicroseconds: try row.decode("active_micros"),
+                    userId: try row.decode("user_id"))
+            )
         }
     }
 
     // MARK: Swipes and matches
 
-    /// Records a like or a pass on `target`, once; a like that meets the target's like makes their match.
-    public func swipe(caller: Identity, target: UUID, likes: Bool) async throws -> SwipeResult {
-        try await database.transaction { connection in
-            let me = try Self.ownProfile(caller, on: connection)
-            guard
-                let them = try connection.query(
-                    """
-                    SELECT coalesce(u.name, p.name) AS name, array_to_string(p.courses, ',') AS courses
-                    FROM tutoring_profiles p LEFT JOIN users u ON u.id = p.user_id
-                    WHERE p.user_id = \(target) AND p.campus = \(caller.campus) AND p.role = \(me.role.opposite.rawValue)
-                    """
-                ).first
-            else { throw MatchingError.notFound("card") }
-            // Both swipes of a pair take this lock, so the second sees the first and only it can make the match.
-            try connection.query(
-                """
-                SELECT pg_advisory_xact_lock(hashtextextended(
-                    least(\(target)::uuid, \(caller.userId)::uuid)::text || greatest(\(target)::uuid, \(caller.userId)::uuid)::text, 0))
-                """)
-            let inserted = try connection.query(
-                """
-                INSERT INTO tutoring_swipes (swiper_id, target_id, likes) VALUES (\(caller.userId), \(target), \(likes))
-                ON CONFLICT DO NOTHING RETURNING swiper_id
-                """)
-            guard !inserted.isEmpty else { throw MatchingError.conflict("You already swiped on this user.") }
-            try Self.markActive(caller, on: connection)
-            guard likes,
-                try !connection.query(
-                    """
-                    SELECT 1 AS liked FROM tutoring_swipes
-                    WHERE swiper_id = \(target) AND target_id = \(caller.userId) AND likes
-                    """
-                ).isEmpty
-            else { return SwipeResult(matched: false, matchId: nil) }
-            let theirCourses = Set(try Self.courses(them, "courses"))
-            let shared = me.courses.filter(theirCourses.contains)
-            let members = [
-                MatchMember(userId: caller.userId, name: caller.name, role: me.role.rawValue),
-                MatchMember(userId: target, name: try them.decode("name"), role: me.role.opposite.rawValue),
-            ].sorted { $0.userId.uuidString.lowercased() < $1.userId.uuidString.lowercased() }
-            let matchId = UUID()
-            try connection.query(
-                """
-                INSERT INTO tutoring_matches (id, campus, first_id, second_id, first_role, second_role, courses, status)
-                VALUES (\(matchId), \(caller.campus), \(members[0].userId), \(members[1].userId), \(members[0].role),
-                    \(members[1].role), \(shared)::text[], 'active')
-                """)
-            try Outbox.append(
-                TutoringMatched(matchId: matchId, campus: caller.campus, members: members, courses: shared, version: 1),
-                on: connection)
-            try FlowMatch(
-                id: matchId, flow: TutoringFlow.name, campus: caller.campus, members: members,
-                subject: TutoringRules.subject(courses: shared)
-            ).announceOpened(on: connection)
-            return SwipeResult(matched: true, matchId: matchId)
-        }
+    /// Takes the lock both swipes of a pair take, for the rest of the transaction.
+    func lockPair(_ first: UUID, _ second: UUID) throws {
+        try connection.query(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended(
+                least(\(first)::uuid, \(second)::uuid)::text || greatest(\(first)::uuid, \(second)::uuid)::text, 0))
+            """)
+    }
+
+    /// Records a swipe unless the swiper swiped on the target before; whether it did.
+    func insertSwipe(by swiperId: UUID, on targetId: UUID, likes: Bool) throws -> Bool {
+        try !connection.query(
+            """
+            INSERT INTO tutoring_swipes (swiper_id, target_id, likes) VALUES (\(swiperId), \(targetId), \(likes))
+            ON CONFLICT DO NOTHING RETURNING swiper_id
+            """
+        ).isEmpty
+    }
+
+    func likes(_ swiperId: UUID, _ targetId: UUID) throws -> Bool {
+        try !connection.query(
+            "SELECT 1 AS liked FROM tutoring_swipes WHERE swiper_id = \(swiperId) AND target_id = \(targetId) AND likes"
+        ).isEmpty
+    }
+
+    /// An active match of two members (in the order of their ids) on `campus`.
+    func insertMatch(_ id: UUID, campus: String, members: [MatchMember], courses: [String]) throws {
+        try connection.query(
+            """
+            INSERT INTO tutoring_matches (id, campus, first_id, second_id, first_role, second_role, courses, status)
+            VALUES (\(id), \(campus), \(members[0].userId), \(members[1].userId), \(members[0].role),
+                \(members[1].role), \(courses)::text[], 'active')
+            """)
     }
 
     /// The caller's active matches, newest first.
-    public func matches(of caller: Identity) async throws -> [TutoringMatch] {
-        try await database.query(
+    func matches(of caller: Identity) throws -> [TutoringMatch] {
+        try connection.query(
             """
             SELECT x.id, x.created_at, x.courses, x.other_id, x.other_role, coalesce(u.name, p.name) AS name, u.photo_id
             FROM (
@@ -248,67 +198,49 @@ public struct TutoringPostgresRepository: Sendable {
         }
     }
 
-    /// Ends the caller's active match: both are told, the chat closes; the pair never meets in the feed again
-    /// (each swiped the other).
-    public func unmatch(_ matchId: UUID, caller: Identity) async throws {
-        try await database.transaction { connection in
-            guard
-                let row = try connection.query(
-                    """
-                    UPDATE tutoring_matches SET status = 'unmatched', unmatched_by = \(caller.userId), version = version + 1
-                    WHERE id = \(matchId) AND status = 'active'
-                        AND (first_id = \(caller.userId) OR second_id = \(caller.userId))
-                    RETURNING campus, first_id, second_id, first_role, second_role, version
-                    """
-                ).first
-            else { throw MatchingError.notFound("match") }
-            let version: Int64 = try row.decode("version")
-            let members = [
-                MatchMember(userId: try row.decode("first_id"), name: "", role: try row.decode("first_role")),
-                MatchMember(userId: try row.decode("second_id"), name: "", role: try row.decode("second_role")),
-            ]
-            try Outbox.append(
-                TutoringUnmatched(
-                    matchId: matchId, unmatchedBy: caller.userId, memberIds: members.map(\.userId), version: version),
-                on: connection)
-            try FlowMatch(
-                id: matchId, flow: TutoringFlow.name, campus: try row.decode("campus"), members: members, subject: ""
-            )
-            .announceClosed(.unmatched, version: version, on: connection)
-        }
-    }
-
-    // MARK: Rows
-
-    /// The caller was active now (the feed ranks by it); written at most once a minute.
-    static func markActive(_ caller: Identity, on connection: PostgresConnection) throws {
+    /// A match of the caller's locked for a change: its campus, its members (without names) and its status.
+    func lockMatch(_ id: UUID, caller: Identity) throws
+        -> (campus: String, members: [MatchMember], status: TutoringMatchStatus)?
+    {
         try connection.query(
             """
-            UPDATE tutoring_courses SET active_at = now()
-            WHERE user_id = \(caller.userId) AND active_at < now() - interval '1 minute'
-            """)
+            SELECT campus, first_id, second_id, first_role, second_role, status FROM tutoring_matches
+            WHERE id = \(id) AND (first_id = \(caller.userId) OR second_id = \(caller.userId))
+            FOR UPDATE
+            """
+        ).first.map { row in
+            (
+                try row.decode("campus"),
+                [
+                    MatchMember(userId: try row.decode("first_id"), name: "", role: try row.decode("first_role")),
+                    MatchMember(userId: try row.decode("second_id"), name: "", role: try row.decode("second_role")),
+                ],
+                try row.decode("status")
+            )
+        }
     }
 
-    /// The caller's role and courses; 409 naming the fix when they have no profile.
-    static func ownProfile(_ caller: Identity, on connection: PostgresConnection) throws -> (
-        role: TutoringRole, courses: [String]
-    ) {
-        guard
-            let row = try connection.query(
-                """
-                SELECT role, array_to_string(courses, ',') AS courses FROM tutoring_profiles
-                WHERE user_id = \(caller.userId) AND campus = \(caller.campus)
-                """
-            ).first
-        else {
-            throw MatchingError.conflict(
-                "You have no tutoring profile yet; create one with PUT /v1/tutoring/profile (your role and courses).")
-        }
-        return (try row.decode("role"), try courses(row, "courses"))
+    /// Writes a match's new status and who changed it; its new version.
+    func setMatchStatus(_ id: UUID, _ status: TutoringMatchStatus, by userId: UUID) throws -> Int64 {
+        try connection.query(
+            """
+            UPDATE tutoring_matches SET status = \(status.rawValue), unmatched_by = \(userId), version = version + 1
+            WHERE id = \(id)
+            RETURNING version
+            """
+        ).first!.decode("version")
     }
 
     /// Normalised course codes have no comma, so the array travels as one joined text.
     static func courses(_ row: PostgresRow, _ column: String) throws -> [String] {
         try row.decode(column, as: String.self).split(separator: ",").map(String.init)
     }
+}
+
+extension TutoringRole: PostgresDecodable {
+    public init?(postgresText: String) { self.init(rawValue: postgresText) }
+}
+
+extension TutoringMatchStatus: PostgresDecodable {
+    init?(postgresText: String) { self.init(rawValue: postgresText) }
 }
