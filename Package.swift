@@ -94,18 +94,14 @@ let package = Package(
         // Matching: one executable that wires the flows, each a library over the core they share.
         .executableTarget(
             name: "Matching",
-            dependencies: [
-                "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "ServiceKit", "Messaging", "Contracts",
-                .hummingbird,
-            ],
-            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring", "Exchange", "Rides"],
-            resources: [.copy("openapi.yaml")]),
+            dependencies: ["MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "ServiceKit"],
+            path: "Services/Matching", exclude: ["Core", "Delivery", "Tutoring", "Exchange", "Rides"]),
         .target(
             name: "MatchingCore",
             dependencies: [
                 "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging, .serviceLifecycle,
             ],
-            path: "Services/Matching/Core", resources: [.copy("Migrations")]),
+            path: "Services/Matching/Core", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
         .target(
             name: "Delivery",
             dependencies: ["MatchingCore", "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .logging],

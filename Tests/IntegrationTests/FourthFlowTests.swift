@@ -1,5 +1,6 @@
 import Duets
 import Foundation
+import MatchingCore
 import ServiceLifecycle
 import TestSupport
 import Testing
@@ -35,7 +36,7 @@ import Testing
 
         // The one line: matching with its flows and the duets.
         let matching = try await system.serve("matching") { configuration in
-            try await buildApplication(
+            try await buildMatchingApplication(
                 configuration, logger: TestEnvironment.logger, flows: matchingFlows + [DuetsFlow.self])
         }
         let duet = try await system.request(

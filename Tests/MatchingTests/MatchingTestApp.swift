@@ -58,7 +58,7 @@ struct MatchingTestApp: ServiceTestApp {
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        try await service.test({ try await buildApplication($0, logger: $1) }, body)
+        try await service.test({ try await buildMatchingApplication($0, logger: $1, flows: matchingFlows) }, body)
     }
 
     /// `caller` checks in at Unicafe for 30 minutes, heading to `destination`.

@@ -1,27 +1,14 @@
 import Contracts
-import Delivery
-import Exchange
 import Foundation
 import Hummingbird
 import Logging
-import MatchingCore
 import Messaging
-import Rides
 import ServiceKit
-import Tutoring
-
-/// The flows the matching executable carries. A new flow is a folder of its own and a line here.
-let matchingFlows: [any MatchingFlow.Type] = [
-    DeliveryFlow.self,
-    TutoringFlow.self,
-    ExchangeFlow.self,
-    RidesFlow.self,
-]
 
 /// Matching's part of the system: the read models every flow shares, the flows with their tables, events, routes and
 /// timers, and the one scheduler that works the timers of all of them.
-func buildApplication(
-    _ configuration: ServiceConfiguration, logger: Logger, flows: [any MatchingFlow.Type] = matchingFlows
+public func buildMatchingApplication(
+    _ configuration: ServiceConfiguration, logger: Logger, flows: [any MatchingFlow.Type]
 ) async throws -> some ApplicationProtocol {
     let schedulerInterval =
         try EnvironmentReader(values: configuration.environment)
