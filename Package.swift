@@ -225,6 +225,16 @@ let package = Package(
             ],
             path: "Tests/PlacesTests", exclude: ["Fixtures"]),
         .testTarget(
+            name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
+        // Matching: each flow's tests run matching with that flow alone; MatchingTests, the executable with all of them.
+        .target(
+            name: "MatchingTestSupport",
+            dependencies: [
+                "MatchingCore", "TestSupport", "ServiceKit", "Postgres", "Contracts", .logging, .hummingbird,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/MatchingTestSupport"),
+        .testTarget(
             name: "MatchingTests",
             dependencies: [
                 "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "TestSupport", "ServiceKit",
@@ -234,6 +244,20 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Tests/MatchingTests"),
+        .testTarget(
+            name: "TutoringTests",
+            dependencies: [
+                "Tutoring", "MatchingCore", "MatchingTestSupport", "TestSupport", "ServiceKit", "Contracts",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/TutoringTests"),
+        .testTarget(
+            name: "ExchangeTests",
+            dependencies: [
+                "Exchange", "MatchingCore", "MatchingTestSupport", "TestSupport", "ServiceKit", "Postgres", "Contracts",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/ExchangeTests"),
         .testTarget(
             name: "MediaTests",
             dependencies: [

@@ -19,12 +19,13 @@ public struct TestService: Sendable {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// A fresh database built by the messaging migrations and `migrations` (folders relative to the repository root),
-    /// a fresh vhost and a new key; or, `sharing` another, its database, vhost and key, as a second replica has.
+    /// A fresh database built by the messaging migrations and `migrations` (folders relative to the repository root)
+    /// or `directories`, a fresh vhost and a new key; or, `sharing` another, its database, vhost and key, as a second replica has.
     /// The service is given the key itself when it `signsTokens`, else its public half; `environment` adds to or
     /// overrides the variables every service is given here.
     public static func make(
-        _ service: String, migrations: [String], poolSize: Int = 4, signsTokens: Bool = false,
+        _ service: String, migrations: [String] = [], directories: [URL] = [], poolSize: Int = 4,
+        signsTokens: Bool = false,
         environment: [String: String] = [:], sharing other: TestService? = nil
     ) async throws -> TestService {
         let database: TestDatabase
@@ -32,9 +33,10 @@ public struct TestService: Sendable {
         if let other {
             (database, broker) = (other.database, other.broker)
         } else {
-            let directories = migrations.map { repositoryRoot.appendingPathComponent($0) }
             database = try await TestDatabase.make(
-                migrations: [PostgresMigrator.messagingDirectory] + directories, poolSize: poolSize)
+                migrations: [PostgresMigrator.messagingDirectory]
+                    + migrations.map { repositoryRoot.appendingPathComponent($0) } + directories,
+                poolSize: poolSize)
             broker = try await TestBroker.make()
         }
         let privateKey = try other?.privateKey ?? EdDSA.PrivateKey()
