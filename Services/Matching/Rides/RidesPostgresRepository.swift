@@ -712,3 +712,9 @@ struct RideStore {
             on: connection)
     }
 }
+
+extension RideStatus: PostgresDecodable {
+    public init?(postgresText: String) {
+        self.init(rawValue: postgresText)
+    }
+}
