@@ -271,13 +271,13 @@ import Testing
 
     @Test func twentyConcurrentAcceptsLeaveExactlyOneDriver() async throws {
         let app = try await MatchingTestApp.make()
-        let repository = RidesPostgresRepository(database: app.database.pool, settings: RideSettings())
+        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
         let rider = Identity.student("Riikka")
         let drivers = (0..<20).map { Identity.student("Driver \($0)") }
         for driver in drivers {
-            _ = try await repository.saveDriver(car: "Car of \(driver.name)", seats: 4, caller: driver)
+            _ = try await steps.saveDriver(car: "Car of \(driver.name)", seats: 4, caller: driver)
         }
-        let ride = try await repository.requestRide(
+        let ride = try await steps.requestRide(
             id: nil, RideDraft(pickup: .place(MatchingTestApp.porthania.placeId), dropoff: nil, note: nil),
             caller: rider)
 
@@ -285,7 +285,7 @@ import Testing
             for driver in drivers {
                 group.addTask {
                     do {
-                        _ = try await repository.accept(ride.id, caller: driver)
+                        _ = try await steps.accept(ride.id, caller: driver)
                         return "accepted"
                     } catch let error as MatchingError {
                         return error.problem.status == .conflict ? "conflict" : "\(error)"
@@ -296,7 +296,7 @@ import Testing
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        let accepted = try #require(try await repository.ride(ride.id, caller: rider))
+        let accepted = try #require(try await steps.ride(ride.id, caller: rider))
         let events = try await app.events()
 
         #expect(outcomes.filter { $0 == "accepted" }.count == 1)
@@ -316,14 +316,14 @@ import Testing
 
     @Test func aDriverCannotHoldTwoRidesEvenAcceptingBothAtOnce() async throws {
         let app = try await MatchingTestApp.make()
-        let repository = RidesPostgresRepository(database: app.database.pool, settings: RideSettings())
+        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
         let driver = Identity.student("Kalle")
         let riders = (0..<3).map { Identity.student("Rider \($0)") }
-        _ = try await repository.saveDriver(car: "Red Skoda", seats: 4, caller: driver)
+        _ = try await steps.saveDriver(car: "Red Skoda", seats: 4, caller: driver)
         var rides: [UUID] = []
         for rider in riders {
             rides.append(
-                try await repository.requestRide(
+                try await steps.requestRide(
                     id: nil, RideDraft(pickup: .point(Self.north(meters: 100)), dropoff: nil, note: nil), caller: rider
                 ).id)
         }
@@ -332,7 +332,7 @@ import Testing
 
         let outcomes = await withTaskGroup(of: Bool.self) { group in
             for ride in bothAtOnce {
-                group.addTask { (try? await repository.accept(ride, caller: driver)) != nil }
+                group.addTask { (try? await steps.accept(ride, caller: driver)) != nil }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }

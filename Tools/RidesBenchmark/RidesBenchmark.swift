@@ -52,15 +52,15 @@ struct RidesBenchmark: AsyncParsableCommand {
         var settings = RideSettings()
         settings.rideLifetime = 3600
         settings.onlineWindow = 3600
-        let repository = RidesPostgresRepository(database: database, settings: settings)
+        let steps = RideSteps(database: database, settings: settings)
         var random = SeededRandom(seed: 12)
 
         let drivers = (0..<drivers).map { Identity(userId: UUID(), campus: "helsinki.fi", name: "Driver \($0)") }
         var positions = drivers.map { _ in Self.point(around: Self.center, within: Self.spreadMeters, &random) }
         let onlineDrivers: [BenchmarkJob] = zip(drivers, positions).map { driver, position in
             {
-                _ = try await repository.saveDriver(car: "Toyota Yaris, ABC-123", seats: 3, caller: driver)
-                _ = try await repository.reportPosition(position, caller: driver)
+                _ = try await steps.saveDriver(car: "Toyota Yaris, ABC-123", seats: 3, caller: driver)
+                _ = try await steps.reportPosition(position, caller: driver)
             }
         }
         let online = try await LatencyRun.measure(onlineDrivers, clients: 16)
@@ -71,7 +71,7 @@ struct RidesBenchmark: AsyncParsableCommand {
         let requestRides: [BenchmarkJob] = zip(riders, rideIds).map { rider, rideId in
             let pickup = Self.point(around: Self.center, within: Self.spreadMeters, &random)
             let draft = RideDraft(pickup: .point(pickup), dropoff: nil, note: nil)
-            return { _ = try await repository.requestRide(id: rideId, draft, caller: rider) }
+            return { _ = try await steps.requestRide(id: rideId, draft, caller: rider) }
         }
         let requested = try await LatencyRun.measure(requestRides, clients: 16)
         print(
@@ -82,7 +82,7 @@ struct RidesBenchmark: AsyncParsableCommand {
         // to their riders.
         let rideDrivers = (0..<rides).map { $0 * drivers.count / max(1, rides) }
         for (number, index) in rideDrivers.enumerated() {
-            _ = try await repository.accept(rideIds[number], caller: drivers[index])
+            _ = try await steps.accept(rideIds[number], caller: drivers[index])
         }
         // What autovacuum would do soon after such a load: statistics for the planner, a current visibility map.
         try await database.withConnection { try $0.execute(script: "VACUUM ANALYZE") }
@@ -97,7 +97,7 @@ struct RidesBenchmark: AsyncParsableCommand {
                     let index = Int(random.next() % UInt64(drivers.count))
                     let (driver, near) = (drivers[index], positions[index])
                     return {
-                        let list = try await repository.openRequests(
+                        let list = try await steps.openRequests(
                             near: near, radiusMeters: radius, limit: 20, caller: driver)
                         found.add(list.requests.count)
                     }
@@ -125,7 +125,7 @@ struct RidesBenchmark: AsyncParsableCommand {
                 let (driver, position, kind) = (drivers[index], positions[index], isDrivingRide.contains(index))
                 return {
                     let began = ContinuousClock.now
-                    _ = try await repository.reportPosition(position, caller: driver)
+                    _ = try await steps.reportPosition(position, caller: driver)
                     latencies.record(ContinuousClock.now - began, isRideUnderway: kind)
                 }
             }

@@ -7,7 +7,7 @@ import ServiceKit
 /// The rides flow's API: the driver's profile and position, the rider's request, open requests near a driver, and
 /// the ride one driver accepts and marks, all on the caller's campus.
 struct RidesController: Sendable {
-    let repository: RidesPostgresRepository
+    let steps: RideSteps
 
     func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
         let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
@@ -57,13 +57,13 @@ struct RidesController: Sendable {
 
     func saveDriver(request: Request, context: ServiceRequestContext) async throws -> Driver {
         let input = try await request.decodeJSON(as: DriverRequest.self, context: context)
-        return try await repository.saveDriver(
+        return try await steps.saveDriver(
             car: try RideRules.car(input.car), seats: try RideRules.seats(input.seats),
             caller: try context.requireIdentity())
     }
 
     func driver(request: Request, context: ServiceRequestContext) async throws -> Driver {
-        guard let driver = try await repository.driver(caller: try context.requireIdentity()) else {
+        guard let driver = try await steps.driver(caller: try context.requireIdentity()) else {
             throw MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
         }
         return driver
@@ -72,11 +72,11 @@ struct RidesController: Sendable {
     func reportPosition(request: Request, context: ServiceRequestContext) async throws -> Driver {
         let input = try await request.decodeJSON(as: PositionRequest.self, context: context)
         let point = try GeoPoint.validated(lat: input.lat, lon: input.lon, field: nil)
-        return try await repository.reportPosition(point, caller: try context.requireIdentity())
+        return try await steps.reportPosition(point, caller: try context.requireIdentity())
     }
 
     func goOffline(request: Request, context: ServiceRequestContext) async throws -> Driver {
-        try await repository.goOffline(caller: try context.requireIdentity())
+        try await steps.goOffline(caller: try context.requireIdentity())
     }
 
     func requestRide(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Ride> {
@@ -84,42 +84,42 @@ struct RidesController: Sendable {
         let draft = RideDraft(
             pickup: try input.pickup.validated(field: "pickup"),
             dropoff: try input.dropoff?.validated(field: "dropoff"), note: try RideRules.note(input.note))
-        let ride = try await repository.requestRide(id: input.id, draft, caller: try context.requireIdentity())
+        let ride = try await steps.requestRide(id: input.id, draft, caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: ride)
     }
 
     func openRequests(request: Request, context: ServiceRequestContext) async throws -> RideRequestList {
         let parameters = request.uri.queryParameters
         let near = try RideRules.near(lat: parameters.get("lat"), lon: parameters.get("lon"))
-        return try await repository.openRequests(
+        return try await steps.openRequests(
             near: near, radiusMeters: try RideRules.radius(parameters.get("radius")),
             limit: try QueryParameters.limit(parameters.get("limit")), caller: try context.requireIdentity())
     }
 
     func ride(request: Request, context: ServiceRequestContext) async throws -> Ride {
-        guard let ride = try await repository.ride(try context.id("ride"), caller: try context.requireIdentity()) else {
+        guard let ride = try await steps.ride(try context.id("ride"), caller: try context.requireIdentity()) else {
             throw MatchingError.notFound("ride")
         }
         return ride
     }
 
     func currentRide(request: Request, context: ServiceRequestContext) async throws -> Ride {
-        guard let ride = try await repository.currentRide(caller: try context.requireIdentity()) else {
+        guard let ride = try await steps.currentRide(caller: try context.requireIdentity()) else {
             throw MatchingError.notFound("current ride; the caller asks for and drives none that is not over")
         }
         return ride
     }
 
     func cancel(request: Request, context: ServiceRequestContext) async throws -> Ride {
-        try await repository.cancel(try context.id("ride"), caller: try context.requireIdentity())
+        try await steps.cancel(try context.id("ride"), caller: try context.requireIdentity())
     }
 
     func accept(request: Request, context: ServiceRequestContext) async throws -> Ride {
-        try await repository.accept(try context.id("ride"), caller: try context.requireIdentity())
+        try await steps.accept(try context.id("ride"), caller: try context.requireIdentity())
     }
 
     func mark(_ step: RideStep, request: Request, context: ServiceRequestContext) async throws -> Ride {
-        try await repository.mark(try context.id("ride"), step, caller: try context.requireIdentity())
+        try await steps.mark(try context.id("ride"), step, caller: try context.requireIdentity())
     }
 }
 

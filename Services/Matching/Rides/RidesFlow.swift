@@ -19,7 +19,7 @@ public struct RidesFlow: MatchingFlow {
     public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
     public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
 
-    let repository: RidesPostgresRepository
+    let steps: RideSteps
     let settings: RideSettings
     let positions: PositionSender
 
@@ -27,19 +27,21 @@ public struct RidesFlow: MatchingFlow {
     public init(_ context: FlowContext) throws {
         settings = try RideSettings(context.configuration, logger: context.logger)
         positions = context.positions
-        repository = RidesPostgresRepository(database: context.database, settings: settings, positions: positions)
+        steps = RideSteps(database: context.database, settings: settings, positions: positions)
     }
 
     public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
 
-    /// What the flow does when its timers are due (`RideStore.TimerKind`).
+    /// What the flow does when its timers are due (`RideTimerSteps.TimerKind`).
     public static func timerHandlers(settings: RideSettings, positions: PositionSender = .discarding) -> TimerHandlers {
-        TimerHandlers(flow: name, kinds: RideStore.TimerKind.self, positions: positions) { kind, target, connection in
-            try RideStore(connection: connection, settings: settings).timerIsDue(kind, target)
+        TimerHandlers(flow: name, kinds: RideTimerSteps.TimerKind.self, positions: positions) {
+            kind, target, connection in
+            let repository = RidesPostgresRepository(connection: connection, onlineWindow: settings.onlineWindow)
+            return try RideTimerSteps(repository: repository, settings: settings).timerIsDue(kind, target)
         }
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
-        RidesController(repository: repository).addRoutes(to: router, verifier: verifier)
+        RidesController(steps: steps).addRoutes(to: router, verifier: verifier)
     }
 }

@@ -1,0 +1,288 @@
+import Contracts
+import Foundation
+import MatchingCore
+import Messaging
+import Postgres
+import ServiceKit
+
+/// The rides flow's use cases, each one transaction: lock through the repository, ask the rules, write, append the
+/// events. Accepting turns a ride from `open` to `accepted` with a conditional UPDATE, and two unique partial indexes
+/// keep one unfinished request per rider and one ride under way per driver, so that of any number of drivers on any
+/// number of replicas exactly one wins.
+public struct RideSteps: Sendable {
+    let database: PostgresPool
+    let settings: RideSettings
+    let positions: PositionSender
+
+    public init(database: PostgresPool, settings: RideSettings, positions: PositionSender = .discarding) {
+        self.database = database
+        self.settings = settings
+        self.positions = positions
+    }
+
+    /// Runs `body` in one transaction with the flow's repository on its connection.
+    private func transaction<T: Sendable>(
+        durable: Bool = true, _ body: @escaping @Sendable (RidesPostgresRepository) throws -> T
+    ) async throws -> T {
+        let onlineWindow = settings.onlineWindow
+        return try await database.transaction(durable: durable) { connection in
+            try body(RidesPostgresRepository(connection: connection, onlineWindow: onlineWindow))
+        }
+    }
+
+    /// The steps inside the transaction of `repository`.
+    private func timerSteps(_ repository: RidesPostgresRepository) -> RideTimerSteps {
+        RideTimerSteps(repository: repository, settings: settings)
+    }
+
+    // MARK: Drivers
+
+    /// Creates or replaces the caller's driver profile.
+    public func saveDriver(car: String, seats: Int, caller: Identity) async throws -> Driver {
+        try await transaction { repository in
+            try repository.upsertDriver(car: car, seats: seats, caller: caller)
+            return try repository.driver(caller.userId, campus: caller.campus)!
+        }
+    }
+
+    /// The caller's driver profile, if they added one.
+    public func driver(caller: Identity) async throws -> Driver? {
+        try await transaction { try $0.driver(caller.userId, campus: caller.campus) }
+    }
+
+    /// The caller's latest position: they are online until it is older than the online window. 409 without a profile.
+    /// While they drive a ride, it also goes to its rider, at most once a second (the latest always). Not `durable`:
+    /// every driver sends one every few seconds, and the next replaces it.
+    public func reportPosition(_ point: GeoPoint, caller: Identity) async throws -> Driver {
+        let (driver, frame) = try await transaction(durable: false) { repository in
+            let saved = try RideRules.requireDriverProfile(try repository.savePosition(point, caller: caller))
+            guard let ride = saved.ride,
+                try PositionPacing.record(
+                    table: "rides", id: ride.id, flow: RidesFlow.name, lastSentAt: ride.lastSentAt,
+                    isPending: ride.isPending, now: saved.now, on: repository.connection)
+            else { return (saved.driver, nil as PendingFrame?) }
+            return (saved.driver, PendingFrame(.init(rideId: ride.id, position: saved.position), to: ride.riderId))
+        }
+        // NB: sent once committed, so that a frame never shows a position the ride does not.
+        if let frame, let rideId = frame.payload.rideId {
+            positions.send(frame.payload, to: frame.receiver)
+            await PositionPacing.markSent(table: "rides", id: rideId, in: database)
+        }
+        return driver
+    }
+
+    /// The caller goes offline: their position is forgotten. 404 without a profile.
+    public func goOffline(caller: Identity) async throws -> Driver {
+        try await transaction { repository in
+            guard try repository.driver(caller.userId, campus: caller.campus) != nil else {
+                throw MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
+            }
+            try repository.deletePosition(of: caller.userId)
+            return try repository.driver(caller.userId, campus: caller.campus)!
+        }
+    }
+
+    // MARK: Requests
+
+    /// The caller asks for a ride; a retry with the same client `id` returns the first request. It is offered at once
+    /// to the nearest online drivers.
+    public func requestRide(id: UUID?, _ draft: RideDraft, caller: Identity) async throws -> Ride {
+        try await transaction { repository in
+            let rideId = id ?? UUID()
+            if let riderId = try repository.riderOf(rideId) {
+                try RideRules.requireOwnRequest(riderId: riderId, caller: caller.userId)
+                return try repository.ride(rideId, visibleTo: caller)!
+            }
+            let connection = repository.connection
+            let pickup = try ReadModels.location(
+                of: draft.pickup, campus: caller.campus, what: "pickup place", on: connection)
+            let dropoff = try draft.dropoff.map {
+                try ReadModels.location(of: $0, campus: caller.campus, what: "dropoff place", on: connection)
+            }
+            try RideRules.refuseSecondRequest(
+                hasUnfinishedRequest: try repository.hasUnfinishedRequest(riderId: caller.userId))
+            let expiresAt = Date().addingTimeInterval(settings.rideLifetime)
+            let isInserted: Bool
+            do {
+                isInserted = try repository.insertRide(
+                    id: rideId, caller: caller, pickup: pickup, dropoff: dropoff, note: draft.note,
+                    expiresAt: expiresAt)
+            } catch let error as PostgresError where error.isUniqueViolation {
+                throw RideRules.secondRequest
+            }
+            // A retry racing its first attempt: the first one's request is the answer.
+            guard isInserted else {
+                try RideRules.requireOwnRequest(riderId: try repository.riderOf(rideId), caller: caller.userId)
+                return try repository.ride(rideId, visibleTo: caller)!
+            }
+            let timerSteps = timerSteps(repository)
+            try timerSteps.addTimer(.expiry, rideId, due: expiresAt)
+            try timerSteps.offerNextRound(rideId)
+            return try repository.ride(rideId, visibleTo: caller)!
+        }
+    }
+
+    /// A ride, to its rider and to its driver; anyone else gets nil.
+    public func ride(_ id: UUID, caller: Identity) async throws -> Ride? {
+        try await transaction { try $0.ride(id, visibleTo: caller) }
+    }
+
+    /// The ride the caller asked for, or drives, that is not over: at most one of each, and a rider's first (a driver
+    /// who has asked for a ride too is still a rider first). Nil when there is none.
+    public func currentRide(caller: Identity) async throws -> Ride? {
+        try await transaction { repository in
+            try repository.currentRideId(of: caller).flatMap { try repository.ride($0, visibleTo: caller) }
+        }
+    }
+
+    /// Open requests of the caller's campus within `radiusMeters` of `point`, nearest first, never the caller's own.
+    /// 409 for a caller without a driver profile.
+    public func openRequests(near point: GeoPoint, radiusMeters: Double, limit: Int, caller: Identity) async throws
+        -> RideRequestList
+    {
+        try await transaction { repository in
+            _ = try RideRules.requireDriverProfile(try repository.driver(caller.userId, campus: caller.campus))
+            return RideRequestList(
+                requests: try repository.openRequests(
+                    near: point, radiusMeters: radiusMeters, limit: limit, caller: caller))
+        }
+    }
+
+    // MARK: Rides
+
+    /// A driver takes an open request: the first wins, everyone after gets 409 (a retry of the winner gets its ride
+    /// again); a driver with a ride under way, or the rider themselves, 409 too. The rider is told, the chat opens.
+    public func accept(_ rideId: UUID, caller: Identity) async throws -> Ride {
+        do {
+            return try await transaction { repository in
+                guard try repository.isOfCampus(rideId, campus: caller.campus) else {
+                    throw MatchingError.notFound("ride")
+                }
+                let driver = try RideRules.requireDriverProfile(
+                    try repository.driver(caller.userId, campus: caller.campus))
+                let held = try repository.ride(rideId, visibleTo: caller)
+                if let held, RideRules.isAcceptRetry(held, by: caller.userId) { return held }
+                try RideRules.refuseSecondRide(hasRideUnderway: try repository.hasRideUnderway(driverId: caller.userId))
+                let matchId = UUID()
+                guard let accepted = try repository.acceptIfOpen(rideId, driver: driver, match: matchId, caller: caller)
+                else {
+                    guard let found = try repository.acceptState(rideId, campus: caller.campus) else {
+                        throw MatchingError.notFound("ride")
+                    }
+                    throw RideRules.refusalToAccept(
+                        isOwn: found.riderId == caller.userId, status: found.status, isExpired: found.isExpired)
+                }
+                let ride = try repository.ride(rideId, visibleTo: caller)!
+                try Outbox.append(
+                    RideAccepted(
+                        rideId: rideId, matchId: matchId, campus: caller.campus, riderId: accepted.riderId,
+                        driver: RideRules.rideDriver(driver), version: accepted.version),
+                    on: repository.connection)
+                try Self.match(
+                    matchId, campus: caller.campus,
+                    rider: MatchMember(userId: accepted.riderId, name: ride.riderName, role: "rider"),
+                    driver: MatchMember(userId: caller.userId, name: driver.name, role: "driver"),
+                    subject: RideRules.subject(pickup: ride.pickup.name, dropoff: ride.dropoff?.name)
+                ).announceOpened(on: repository.connection)
+                return ride
+            }
+        } catch let error as PostgresError where error.isUniqueViolation {
+            // Two rides accepted at once by one driver: the index keeps the first.
+            throw RideRules.secondRideUnderway
+        }
+    }
+
+    /// The rider calls the ride off (its driver, or the drivers it was offered to, are told), or the driver gives it
+    /// up (it is open again and offered anew; the rider is told). Either, only before the ride has started.
+    public func cancel(_ rideId: UUID, caller: Identity) async throws -> Ride {
+        try await transaction { repository in
+            guard let locked = try repository.lockRide(rideId, partyTo: caller),
+                let party = RideRules.party(caller.userId, riderId: locked.riderId, driverId: locked.driverId)
+            else { throw MatchingError.notFound("ride") }
+            try RideRules.requireCancellable(by: party, from: locked.status)
+            switch party {
+            case .rider: return try riderCancels(locked, caller: caller, repository)
+            case .driver: return try driverGivesUp(locked, caller: caller, repository)
+            }
+        }
+    }
+
+    /// The rider's cancel: the ride is over; its driver, or else the drivers it was offered to, are told.
+    private func riderCancels(_ locked: LockedRide, caller: Identity, _ repository: RidesPostgresRepository) throws
+        -> Ride
+    {
+        let version = try repository.setCancelled(locked.id)
+        let recipients = try locked.driverId.map { [$0] } ?? repository.offeredDrivers(locked.id)
+        try Outbox.append(
+            RideCancelled(rideId: locked.id, cancelledBy: caller.userId, recipients: recipients, version: version),
+            on: repository.connection)
+        if let driverId = locked.driverId, let matchId = locked.matchId {
+            try Self.match(
+                matchId, campus: locked.campus, rider: MatchMember(userId: locked.riderId, name: "", role: "rider"),
+                driver: MatchMember(userId: driverId, name: "", role: "driver"), subject: ""
+            ).announceClosed(.cancelled, version: version, on: repository.connection)
+        }
+        return try repository.ride(locked.id, visibleTo: caller)!
+    }
+
+    /// The driver gives the ride up: it is open again for a full lifetime, offered anew to everyone but them.
+    private func driverGivesUp(_ locked: LockedRide, caller: Identity, _ repository: RidesPostgresRepository) throws
+        -> Ride
+    {
+        let (version, expiresAt) = try repository.reopen(locked.id, lifetime: settings.rideLifetime)
+        try repository.resetOffers(locked.id, keeping: caller.userId)
+        let timerSteps = timerSteps(repository)
+        try timerSteps.addTimer(.expiry, locked.id, due: expiresAt)
+        try Outbox.append(
+            RideReopened(
+                rideId: locked.id, driverId: caller.userId, riderId: locked.riderId, expiresAt: expiresAt,
+                version: version),
+            on: repository.connection)
+        if let matchId = locked.matchId {
+            try Self.match(
+                matchId, campus: locked.campus, rider: MatchMember(userId: locked.riderId, name: "", role: "rider"),
+                driver: MatchMember(userId: caller.userId, name: "", role: "driver"), subject: ""
+            ).announceClosed(.cancelled, version: version, on: repository.connection)
+        }
+        try timerSteps.offerNextRound(locked.id)
+        return try repository.ride(locked.id)!
+    }
+
+    /// The driver marks the ride arrived, started or completed, in that order (409 otherwise); the rider is told.
+    public func mark(_ rideId: UUID, _ step: RideStep, caller: Identity) async throws -> Ride {
+        try await transaction { repository in
+            guard let locked = try repository.lockRide(rideId, partyTo: caller),
+                let party = RideRules.party(caller.userId, riderId: locked.riderId, driverId: locked.driverId)
+            else { throw MatchingError.notFound("ride") }
+            let status = try RideRules.status(after: step, by: party, from: locked.status)
+            let version = try repository.setStatus(rideId, status, at: step)
+            let (driverId, riderId, connection) = (caller.userId, locked.riderId, repository.connection)
+            switch step {
+            case .arrived:
+                try Outbox.append(
+                    RideArrived(rideId: rideId, driverId: driverId, riderId: riderId, version: version), on: connection)
+            case .started:
+                try Outbox.append(
+                    RideStarted(rideId: rideId, driverId: driverId, riderId: riderId, version: version), on: connection)
+            case .completed:
+                try Outbox.append(
+                    RideCompleted(rideId: rideId, driverId: driverId, riderId: riderId, version: version),
+                    on: connection)
+                if let matchId = locked.matchId {
+                    try Self.match(
+                        matchId, campus: locked.campus, rider: MatchMember(userId: riderId, name: "", role: "rider"),
+                        driver: MatchMember(userId: driverId, name: "", role: "driver"), subject: ""
+                    ).announceClosed(.completed, version: version, on: connection)
+                }
+            }
+            return try repository.ride(rideId, visibleTo: caller)!
+        }
+    }
+
+    /// The match of a ride's rider and driver, for its chat; closing needs only the members' ids.
+    static func match(_ matchId: UUID, campus: String, rider: MatchMember, driver: MatchMember, subject: String)
+        -> FlowMatch
+    {
+        FlowMatch(id: matchId, flow: RidesFlow.name, campus: campus, members: [rider, driver], subject: subject)
+    }
+}
