@@ -259,6 +259,13 @@ let package = Package(
             ],
             path: "Tests/ExchangeTests"),
         .testTarget(
+            name: "RidesTests",
+            dependencies: [
+                "Rides", "MatchingCore", "MatchingTestSupport", "TestSupport", "ServiceKit", "Postgres", "Contracts",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/RidesTests"),
+        .testTarget(
             name: "MediaTests",
             dependencies: [
                 "Media", "MediaStorage", "MediaImaging", "TestSupport", "ServiceKit",

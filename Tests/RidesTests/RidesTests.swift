@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import HummingbirdTesting
+import MatchingTestSupport
 import Postgres
 import ServiceKit
 import TestSupport
