@@ -25,7 +25,7 @@ import Testing
                     // Another deliverer's check-in may be the one that offers the order to this one.
                     try await eventually("the order offered") { try await !app.deliverersOffered(orderId).isEmpty }
                     guard let offer = try await app.pendingOffer(for: deliverer) else { return false }
-                    return (try? await app.repository.accept(offerId: offer, caller: deliverer)) != nil
+                    return (try? await app.steps.accept(offerId: offer, caller: deliverer)) != nil
                 }
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -55,7 +55,7 @@ import Testing
 
         let outcomes = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<20 {
-                group.addTask { (try? await app.repository.accept(offerId: offer, caller: aino)) != nil }
+                group.addTask { (try? await app.steps.accept(offerId: offer, caller: aino)) != nil }
             }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
@@ -89,7 +89,7 @@ import Testing
             ).map { try $0.decode("id", as: UUID.self) }
             await withTaskGroup(of: Void.self) { group in
                 for offer in pending {
-                    group.addTask { _ = try? await app.repository.accept(offerId: offer, caller: aino) }
+                    group.addTask { _ = try? await app.steps.accept(offerId: offer, caller: aino) }
                 }
             }
             let held = try await app.database.pool.query("SELECT held FROM runs WHERE id = \(run.id)").first?

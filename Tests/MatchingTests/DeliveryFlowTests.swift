@@ -230,13 +230,13 @@ import Testing
         let (aino, olli) = (Identity.student("Aino"), Identity.student("Olli"))
         _ = try await app.checkIn(aino)
         _ = try await app.order(olli, "Soup")
-        let match = try await app.repository.accept(
+        let match = try await app.steps.accept(
             offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
 
-        let half = try await app.repository.completeMatch(id: match.id, caller: olli)
-        let whole = try await app.repository.completeMatch(id: match.id, caller: aino)
+        let half = try await app.steps.completeMatch(id: match.id, caller: olli)
+        let whole = try await app.steps.completeMatch(id: match.id, caller: aino)
         let cancelAfter = await #expect(throws: MatchingError.self) {
-            try await app.repository.cancelMatch(id: match.id, caller: olli)
+            try await app.steps.cancelMatch(id: match.id, caller: olli)
         }
 
         #expect(half.status == .active && half.ordererCompleted && !half.delivererCompleted)
@@ -252,13 +252,13 @@ import Testing
         let (aino, eero, olli) = (Identity.student("Aino"), Identity.student("Eero"), Identity.student("Olli"))
         _ = try await app.checkIn(aino)
         let order = try await app.order(olli, "Soup")
-        let match = try await app.repository.accept(
+        let match = try await app.steps.accept(
             offerId: try #require(try await app.pendingOffer(for: aino)), caller: aino)
 
-        _ = try await app.repository.cancelMatch(id: match.id, caller: aino)
-        let waiting = try await app.repository.order(id: order.id, caller: olli)
+        _ = try await app.steps.cancelMatch(id: match.id, caller: aino)
+        let waiting = try await app.steps.order(id: order.id, caller: olli)
         _ = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
-        let reoffered = try await app.repository.order(id: order.id, caller: olli)
+        let reoffered = try await app.steps.order(id: order.id, caller: olli)
 
         #expect(waiting.status == .waiting)
         #expect(reoffered.status == .offered)
@@ -277,23 +277,23 @@ import Testing
         let ainosOffer = try #require(try await app.pendingOffer(for: aino))
 
         // Olli gives up while Aino is deciding.
-        _ = try await app.repository.cancelOrder(id: olliOrder.id, caller: olli)
+        _ = try await app.steps.cancelOrder(id: olliOrder.id, caller: olli)
         let lateAccept = await #expect(throws: MatchingError.self) {
-            try await app.repository.accept(offerId: ainosOffer, caller: aino)
+            try await app.steps.accept(offerId: ainosOffer, caller: aino)
         }
-        _ = try await app.repository.checkOut(runId: ainosRun.id, caller: aino)
+        _ = try await app.steps.checkOut(runId: ainosRun.id, caller: aino)
         // Eero checks out while deciding on Pekka's order: the order waits for another run.
         let eerosRun = try await app.checkIn(eero, to: MatchingTestApp.metsatalo)
         let pekkasOrder = try await app.order(pekka, "Salad", to: MatchingTestApp.metsatalo, run: eerosRun.id)
         let eerosOffer = try #require(try await app.pendingOffer(for: eero))
-        _ = try await app.repository.checkOut(runId: eerosRun.id, caller: eero)
+        _ = try await app.steps.checkOut(runId: eerosRun.id, caller: eero)
 
         let withdrawn = try await app.events().filter { $0.type == "offer.withdrawn" }
         let offers = withdrawn.map { $0.payload["offer"] as? [String: Any] ?? [:] }
         #expect(offers.compactMap { $0["offerId"] as? String } == [ainosOffer.uuidString, eerosOffer.uuidString])
         #expect(offers.compactMap { $0["delivererId"] as? String } == [aino.userId.uuidString, eero.userId.uuidString])
         #expect(withdrawn.compactMap { $0.payload["reason"] as? String } == ["orderCancelled", "runClosed"])
-        #expect(try await app.repository.order(id: pekkasOrder.id, caller: pekka).status == .waiting)
+        #expect(try await app.steps.order(id: pekkasOrder.id, caller: pekka).status == .waiting)
         #expect(lateAccept?.problem.status == .conflict)
     }
 
@@ -306,8 +306,8 @@ import Testing
         let pekkasOrder = try await app.order(pekka, "Salad", run: run.id)
         let olliOffer = try #require(try await app.pendingOffer(for: aino))
 
-        _ = try await app.repository.decline(offerId: olliOffer, caller: aino)
-        let offered = try await app.repository.order(id: pekkasOrder.id, caller: pekka)
+        _ = try await app.steps.decline(offerId: olliOffer, caller: aino)
+        let offered = try await app.steps.order(id: pekkasOrder.id, caller: pekka)
         let nowPending = try await app.database.pool.query(
             "SELECT order_id FROM offers WHERE deliverer_id = \(aino.userId) AND status = 'pending'")
 

@@ -92,7 +92,7 @@ import Testing
         _ = try await app.checkIn(deliverer)
         _ = try await app.order(orderer, "Lunch")
         let offer = try #require(try await app.pendingOffer(for: deliverer))
-        let match = try await app.repository.accept(offerId: offer, caller: deliverer)
+        let match = try await app.steps.accept(offerId: offer, caller: deliverer)
         let path = "/v1/matches/\(match.id)/location"
 
         try await app.test { client in

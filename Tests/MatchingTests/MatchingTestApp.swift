@@ -49,8 +49,8 @@ struct MatchingTestApp: ServiceTestApp {
             service: service, settings: try DeliverySettings(service.configuration, logger: Logger(label: "test")))
     }
 
-    var repository: DeliveryPostgresRepository {
-        DeliveryPostgresRepository(database: service.database.pool, settings: settings)
+    var steps: DeliverySteps {
+        DeliverySteps(database: service.database.pool, settings: settings)
     }
 
     func token(for caller: Identity) async throws -> String {
@@ -63,7 +63,7 @@ struct MatchingTestApp: ServiceTestApp {
 
     /// `caller` checks in at Unicafe for 30 minutes, heading to `destination`.
     func checkIn(_ caller: Identity, to destination: PlaceSnapshot = porthania, capacity: Int = 1) async throws -> Run {
-        try await repository.openRun(
+        try await steps.openRun(
             id: nil, caller: caller, restaurantId: Self.unicafe.placeId, destinationId: destination.placeId,
             capacity: capacity, minutes: 30)
     }
@@ -72,7 +72,7 @@ struct MatchingTestApp: ServiceTestApp {
     func order(_ caller: Identity, _ items: String, to destination: PlaceSnapshot = porthania, run: UUID? = nil)
         async throws -> Order
     {
-        try await repository.placeOrder(
+        try await steps.placeOrder(
             id: nil, caller: caller, restaurantId: Self.unicafe.placeId, destinationId: destination.placeId,
             items: items, runId: run)
     }

@@ -46,7 +46,7 @@ struct DeliverySimulation: AsyncParsableCommand {
         var settings = DeliverySettings()
         settings.offerWindow = 5
         settings.orderLifetime = seconds / 4
-        let repository = DeliveryPostgresRepository(database: database, settings: settings)
+        let steps = DeliverySteps(database: database, settings: settings)
         let timers = TimerScheduler(
             database: database, handlers: DeliveryFlow.timerHandlers(settings: settings), interval: .milliseconds(100),
             logger: logger)
@@ -62,14 +62,14 @@ struct DeliverySimulation: AsyncParsableCommand {
             }
         }
         let answering = Task {
-            try await answerOffers(repository, database: database, until: start.addingTimeInterval(seconds + 10))
+            try await answerOffers(steps, database: database, until: start.addingTimeInterval(seconds + 10))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for index in 0..<deliverers {
                     try await sleep(until: start.addingTimeInterval(seconds * 0.5 * Double(index) / Double(deliverers)))
                     var generator = SystemRandomNumberGenerator()
-                    _ = try await repository.openRun(
+                    _ = try await steps.openRun(
                         id: nil, caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Deliverer \(index)"),
                         restaurantId: popular.randomElement(using: &generator)!.id,
                         destinationId: campusBuildings.randomElement(using: &generator)!.id,
@@ -80,7 +80,7 @@ struct DeliverySimulation: AsyncParsableCommand {
                 for index in 0..<orders {
                     try await sleep(until: start.addingTimeInterval(seconds * Double(index) / Double(orders)))
                     var generator = SystemRandomNumberGenerator()
-                    _ = try await repository.placeOrder(
+                    _ = try await steps.placeOrder(
                         id: nil, caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Orderer \(index)"),
                         restaurantId: popular.randomElement(using: &generator)!.id,
                         destinationId: campusBuildings.randomElement(using: &generator)!.id, items: "Lunch", runId: nil)
@@ -96,7 +96,7 @@ struct DeliverySimulation: AsyncParsableCommand {
 
     /// Deliverers look at their offers every 100 ms and answer each after 0.3 to 4 s: 85 % accept, and deliver
     /// 5 to 15 s later.
-    private func answerOffers(_ repository: DeliveryPostgresRepository, database: PostgresPool, until end: Date)
+    private func answerOffers(_ steps: DeliverySteps, database: PostgresPool, until end: Date)
         async throws
     {
         var answered = Set<UUID>()
@@ -110,16 +110,16 @@ struct DeliverySimulation: AsyncParsableCommand {
                     group.addTask {
                         try await Task.sleep(for: .milliseconds(Int.random(in: 300...4000)))
                         if Double.random(in: 0..<1) < 0.85 {
-                            guard let match = try? await repository.accept(offerId: offerId, caller: deliverer) else {
+                            guard let match = try? await steps.accept(offerId: offerId, caller: deliverer) else {
                                 return
                             }
                             // The walk and the hand-over; then both confirm, which frees the seat.
                             try await Task.sleep(for: .milliseconds(Int.random(in: 5000...15000)))
                             let orderer = Identity(userId: match.ordererId, campus: "helsinki.fi", name: "")
-                            _ = try? await repository.completeMatch(id: match.id, caller: deliverer)
-                            _ = try? await repository.completeMatch(id: match.id, caller: orderer)
+                            _ = try? await steps.completeMatch(id: match.id, caller: deliverer)
+                            _ = try? await steps.completeMatch(id: match.id, caller: orderer)
                         } else {
-                            _ = try? await repository.decline(offerId: offerId, caller: deliverer)
+                            _ = try? await steps.decline(offerId: offerId, caller: deliverer)
                         }
                     }
                 }

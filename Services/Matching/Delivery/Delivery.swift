@@ -109,6 +109,13 @@ enum DeliveryRules {
     /// How many orders one student may have waiting, offered or matched at once.
     static let maxOpenOrders = 3
 
+    /// Whether a student with `openOrders` orders waiting, offered or matched may place another.
+    static func checkOpenOrders(_ openOrders: Int) throws(MatchingError) {
+        guard openOrders < maxOpenOrders else {
+            throw .conflict("You already have \(openOrders) open orders; cancel one or wait until one is done.")
+        }
+    }
+
     static func capacity(_ value: Int?) throws(MatchingError) -> Int {
         let capacity = value ?? 1
         guard (1...4).contains(capacity) else { throw .invalid(field: "capacity", "capacity is 1 to 4 orders.") }

@@ -5,7 +5,7 @@ import ServiceKit
 
 /// The delivery flow's API: runs, restaurants with runs, orders, offers and matches, on the caller's campus.
 struct DeliveryController: Sendable {
-    let repository: DeliveryPostgresRepository
+    let steps: DeliverySteps
     let settings: DeliverySettings
 
     func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
@@ -59,7 +59,7 @@ struct DeliveryController: Sendable {
     func openRun(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Run> {
         let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: OpenRunRequest.self, context: context)
-        let run = try await repository.openRun(
+        let run = try await steps.openRun(
             id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
             capacity: try DeliveryRules.capacity(input.capacity),
             minutes: try DeliveryRules.minutes(input.minutes, settings: settings))
@@ -67,12 +67,12 @@ struct DeliveryController: Sendable {
     }
 
     func checkOut(request: Request, context: ServiceRequestContext) async throws -> Run {
-        try await repository.checkOut(runId: try context.id("run"), caller: try context.requireIdentity())
+        try await steps.checkOut(runId: try context.id("run"), caller: try context.requireIdentity())
     }
 
     func restaurants(request: Request, context: ServiceRequestContext) async throws -> RestaurantList {
         RestaurantList(
-            restaurants: try await repository.restaurantsWithRuns(campus: try context.requireIdentity().campus))
+            restaurants: try await steps.restaurantsWithRuns(campus: try context.requireIdentity().campus))
     }
 
     func runsAtRestaurant(request: Request, context: ServiceRequestContext) async throws -> RunList {
@@ -89,55 +89,55 @@ struct DeliveryController: Sendable {
             point = (lat, lon)
         }
         return RunList(
-            runs: try await repository.openRuns(
+            runs: try await steps.openRuns(
                 restaurantId: try context.id("restaurant"), campus: caller.campus, from: point))
     }
 
     func placeOrder(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Order> {
         let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: PlaceOrderRequest.self, context: context)
-        let order = try await repository.placeOrder(
+        let order = try await steps.placeOrder(
             id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
             items: try DeliveryRules.items(input.items), runId: input.runId)
         return EditedResponse(status: .created, response: order)
     }
 
     func order(request: Request, context: ServiceRequestContext) async throws -> Order {
-        try await repository.order(id: try context.id("order"), caller: try context.requireIdentity())
+        try await steps.order(id: try context.id("order"), caller: try context.requireIdentity())
     }
 
     func cancelOrder(request: Request, context: ServiceRequestContext) async throws -> Order {
-        try await repository.cancelOrder(id: try context.id("order"), caller: try context.requireIdentity())
+        try await steps.cancelOrder(id: try context.id("order"), caller: try context.requireIdentity())
     }
 
     func accept(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.accept(offerId: try context.id("offer"), caller: try context.requireIdentity())
+        try await steps.accept(offerId: try context.id("offer"), caller: try context.requireIdentity())
     }
 
     func decline(request: Request, context: ServiceRequestContext) async throws -> Offer {
-        try await repository.decline(offerId: try context.id("offer"), caller: try context.requireIdentity())
+        try await steps.decline(offerId: try context.id("offer"), caller: try context.requireIdentity())
     }
 
     func current(request: Request, context: ServiceRequestContext) async throws -> DeliveryUnderWay {
-        try await repository.current(caller: try context.requireIdentity())
+        try await steps.current(caller: try context.requireIdentity())
     }
 
     func match(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.match(id: try context.id("match"), caller: try context.requireIdentity())
+        try await steps.match(id: try context.id("match"), caller: try context.requireIdentity())
     }
 
     func cancelMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.cancelMatch(id: try context.id("match"), caller: try context.requireIdentity())
+        try await steps.cancelMatch(id: try context.id("match"), caller: try context.requireIdentity())
     }
 
     func completeMatch(request: Request, context: ServiceRequestContext) async throws -> Match {
-        try await repository.completeMatch(id: try context.id("match"), caller: try context.requireIdentity())
+        try await steps.completeMatch(id: try context.id("match"), caller: try context.requireIdentity())
     }
 
     func reportPosition(request: Request, context: ServiceRequestContext) async throws -> Match {
         let input = try await request.decodeJSON(as: PositionRequest.self, context: context)
         let point = try GeoPoint.validated(lat: input.lat, lon: input.lon, field: nil)
-        return try await repository.reportPosition(
+        return try await steps.reportPosition(
             point, matchId: try context.id("match"), caller: try context.requireIdentity())
     }
 }

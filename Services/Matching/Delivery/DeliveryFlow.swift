@@ -20,7 +20,7 @@ public struct DeliveryFlow: MatchingFlow {
     public static let migrations: URL? = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
     public static let openAPI: URL? = Bundle.module.url(forResource: "openapi", withExtension: "yaml")!
 
-    let repository: DeliveryPostgresRepository
+    let steps: DeliverySteps
     let settings: DeliverySettings
     let positions: PositionSender
 
@@ -28,22 +28,22 @@ public struct DeliveryFlow: MatchingFlow {
     public init(_ context: FlowContext) throws {
         settings = try DeliverySettings(context.configuration, logger: context.logger)
         positions = context.positions
-        repository = DeliveryPostgresRepository(database: context.database, settings: settings, positions: positions)
+        steps = DeliverySteps(database: context.database, settings: settings, positions: positions)
     }
 
     public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
 
-    /// What the flow does when its timers are due (`DeliveryStore.TimerKind`).
+    /// What the flow does when its timers are due (`DeliveryTransaction.TimerKind`).
     public static func timerHandlers(settings: DeliverySettings, positions: PositionSender = .discarding)
         -> TimerHandlers
     {
-        TimerHandlers(flow: name, kinds: DeliveryStore.TimerKind.self, positions: positions) {
+        TimerHandlers(flow: name, kinds: DeliveryTransaction.TimerKind.self, positions: positions) {
             kind, target, connection in
-            try DeliveryStore(connection: connection, settings: settings).timerIsDue(kind, target)
+            try DeliveryTransaction(connection: connection, settings: settings).timerIsDue(kind, target)
         }
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
-        DeliveryController(repository: repository, settings: settings).addRoutes(to: router, verifier: verifier)
+        DeliveryController(steps: steps, settings: settings).addRoutes(to: router, verifier: verifier)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Who gets the next offer, without I/O.
 enum Dispatch {
     /// A run that could take an order.
@@ -7,6 +9,12 @@ enum Dispatch {
         var detourMeters: Double
         var freeSeats: Int
         var wasOfferedBefore: Bool
+    }
+
+    /// How far from an order's destination a run may be heading: an order that asks for a run takes it wherever it
+    /// goes; any other, runs within `matchRadius` meters.
+    static func radius(requestedRunId: UUID?, matchRadius: Double) -> Double {
+        requestedRunId == nil ? matchRadius : .infinity
     }
 
     /// The nearest eligible run: free capacity, destination within `radius` of the order's, not offered this order

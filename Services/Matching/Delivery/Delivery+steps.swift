@@ -1,0 +1,206 @@
+import Contracts
+import Foundation
+import MatchingCore
+import Messaging
+import Postgres
+import ServiceKit
+
+/// The delivery flow's use cases. Each is one transaction: it locks rows through the repository, asks the rules,
+/// writes, and appends its events, so that every change commits with its events, under row locks that make accept,
+/// dispatch and the timers safe across replicas.
+public struct DeliverySteps: Sendable {
+    let database: PostgresPool
+    let settings: DeliverySettings
+    let positions: PositionSender
+
+    public init(database: PostgresPool, settings: DeliverySettings, positions: PositionSender = .discarding) {
+        self.database = database
+        self.settings = settings
+        self.positions = positions
+    }
+
+    /// Runs `body` in a transaction, with the steps it shares with the other use cases and the timers.
+    func withTransaction<T: Sendable>(
+        durable: Bool = true, _ body: @escaping @Sendable (DeliveryTransaction) throws -> T
+    ) async throws -> T {
+        let settings = settings
+        return try await database.transaction(durable: durable) { connection in
+            try body(DeliveryTransaction(connection: connection, settings: settings))
+        }
+    }
+
+    /// Runs `body` on a connection outside a transaction, for what only reads.
+    func withRepository<T: Sendable>(_ body: @escaping @Sendable (DeliveryPostgresRepository) throws -> T)
+        async throws -> T
+    {
+        try await database.withConnection { connection in try body(DeliveryPostgresRepository(connection: connection)) }
+    }
+
+    // MARK: Runs
+
+    /// Checks the caller in at a restaurant, heading to a building, and offers the run's seats to the orders waiting
+    /// there. A retry with the same `id` returns the first run.
+    public func openRun(
+        id: UUID?, caller: Identity, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int
+    ) async throws -> Run {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            if let id, let existing = try repository.run(id: id) {
+                try DeliveryAccess.checkRetry(ownerId: existing.delivererId, userId: caller.userId)
+                return existing
+            }
+            let id = id ?? UUID()
+            let restaurant = try transaction.place(
+                restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
+            let destination = try transaction.place(
+                destinationId, campus: caller.campus, kind: "building", what: "destination building")
+            let closesAt = Date().addingTimeInterval(TimeInterval(minutes * 60))
+            guard
+                try repository.insertRun(
+                    id: id, deliverer: caller, restaurantId: restaurantId, destinationId: destinationId,
+                    capacity: capacity, closesAt: closesAt)
+            else { throw MatchingError.conflict("You already have an open run; check out of it first.") }
+            try transaction.addTimer(.run, id, due: closesAt)
+            try Outbox.append(
+                RunOpened(
+                    runId: id, campus: caller.campus, delivererId: caller.userId, restaurant: restaurant,
+                    destination: destination, capacity: capacity, closesAt: closesAt, version: 1),
+                on: transaction.connection)
+            // A run that opens later is matched against the orders already waiting there.
+            try transaction.fillSeats(of: id)
+            return try repository.run(id: id)!
+        }
+    }
+
+    /// The caller checks out of their run: its pending offers are withdrawn and their orders dispatched again.
+    func checkOut(runId: UUID, caller: Identity) async throws -> Run {
+        try await withTransaction { transaction in
+            let run = try DeliveryAccess.run(try transaction.repository.lockRun(id: runId), userId: caller.userId)
+            try transaction.close(run, to: try run.status.after(.checkOut), reason: "checkedOut")
+            return try transaction.repository.run(id: runId)!
+        }
+    }
+
+    /// The restaurants of the campus with open runs.
+    func restaurantsWithRuns(campus: String) async throws -> [RestaurantWithRuns] {
+        try await withRepository { repository in try repository.restaurantsWithRuns(campus: campus) }
+    }
+
+    /// The open runs at a restaurant, nearest destination to `point` first when one is given.
+    func openRuns(restaurantId: UUID, campus: String, from point: (latitude: Double, longitude: Double)?) async throws
+        -> [Run]
+    {
+        try await withRepository { repository in
+            try repository.openRuns(restaurantId: restaurantId, campus: campus, from: point)
+        }
+    }
+
+    // MARK: Orders
+
+    /// Places the caller's order and offers it to the best run (the one it asks for, when it asks for one). A retry
+    /// with the same `id` returns the first order.
+    public func placeOrder(
+        id: UUID?, caller: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?
+    ) async throws -> Order {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            if let id, let ordererId = try repository.orderOwner(id: id) {
+                try DeliveryAccess.checkRetry(ownerId: ordererId, userId: caller.userId)
+                return try repository.order(id: id)!
+            }
+            let id = id ?? UUID()
+            let restaurant = try transaction.place(
+                restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
+            let destination = try transaction.place(
+                destinationId, campus: caller.campus, kind: "building", what: "destination building")
+            if let runId {
+                try DeliveryAccess.checkRequestedRun(
+                    try repository.run(id: runId), runCampus: try repository.campus(ofRun: runId),
+                    restaurantId: restaurantId, ordererId: caller.userId, campus: caller.campus)
+            }
+            // NB: the orderer's lock serialises their orders, so that two at once cannot both pass the cap.
+            try repository.lockOrders(of: caller.userId)
+            try DeliveryRules.checkOpenOrders(try repository.countOpenOrders(ordererId: caller.userId))
+            let expiresAt = Date().addingTimeInterval(transaction.settings.orderLifetime)
+            try repository.insertOrder(
+                id: id, orderer: caller, restaurantId: restaurantId, destinationId: destinationId, items: items,
+                runId: runId, expiresAt: expiresAt)
+            try transaction.addTimer(.order, id, due: expiresAt)
+            try Outbox.append(
+                OrderPlaced(
+                    orderId: id, campus: caller.campus, ordererId: caller.userId, restaurant: restaurant,
+                    destination: destination, items: items, expiresAt: expiresAt, version: 1),
+                on: transaction.connection)
+            try transaction.dispatch(orderId: id)
+            return try repository.order(id: id)!
+        }
+    }
+
+    /// The order, to its orderer only.
+    func order(id: UUID, caller: Identity) async throws -> Order {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            let ordererId = try repository.orderOwner(id: id)
+            return try DeliveryAccess.order(try repository.order(id: id), ordererId: ordererId, userId: caller.userId)
+        }
+    }
+
+    /// The orderer cancels their order: a matched one's match ends on their word; any other's pending offer is
+    /// withdrawn.
+    func cancelOrder(id: UUID, caller: Identity) async throws -> Order {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            let order = try DeliveryAccess.order(try repository.lockOrder(id: id), userId: caller.userId)
+            if order.status == .matched, let match = try repository.lockActiveMatch(orderId: id) {
+                try transaction.cancel(match, by: .orderer)
+            } else {
+                try transaction.withdrawPendingOffer(orderId: id, reason: "orderCancelled")
+                try repository.setOrderStatus(id, try order.status.after(.cancel))
+            }
+            return try repository.order(id: id)!
+        }
+    }
+
+    // MARK: Offers
+
+    /// The offer's deliverer takes the order: at most one accepted deliverer per order, never over capacity.
+    public func accept(offerId: UUID, caller: Identity) async throws -> Match {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            let offer = try DeliveryAccess.offer(try repository.lockOffer(id: offerId), userId: caller.userId)
+            // NB: offer, then order, then run; a path that locks them in another order can deadlock with this one,
+            // and the transaction helper runs the loser again.
+            guard let order = try repository.lockOrder(id: offer.orderId),
+                let run = try repository.lockRun(id: offer.runId)
+            else { throw MatchingError.notFound("offer") }
+            let accepted = try offer.accepted(order: order, run: run)
+            try repository.setOfferStatus(offerId, accepted.offer)
+            try repository.holdSeat(runId: run.id)
+            try repository.setOrderStatus(order.id, accepted.order)
+            let matchId = UUID()
+            try repository.insertMatch(id: matchId, order: order, delivererId: run.delivererId, runId: run.id)
+            let match = try repository.match(id: matchId)!
+            try Outbox.append(
+                MatchAccepted(match: match.parties(campus: order.campus), version: 1), on: transaction.connection)
+            try match.flowMatch(campus: order.campus).announceOpened(on: transaction.connection)
+            return match
+        }
+    }
+
+    /// The offer's deliverer says no: the order goes to the next run, and the run's seat to the next order.
+    public func decline(offerId: UUID, caller: Identity) async throws -> Offer {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            let offer = try DeliveryAccess.offer(try repository.lockOffer(id: offerId), userId: caller.userId)
+            guard let order = try repository.lockOrder(id: offer.orderId) else {
+                throw MatchingError.notFound("offer")
+            }
+            let declined = try offer.status.after(.decline)
+            try transaction.endOffer(offer, as: declined, order: order)
+            try Outbox.append(OfferDeclined(offer: offer.ended), on: transaction.connection)
+            try transaction.dispatch(orderId: order.id)
+            try transaction.fillSeats(of: offer.runId)
+            return Offer(id: offer.id, orderId: offer.orderId, runId: offer.runId, status: declined, expiresAt: Date())
+        }
+    }
+}
