@@ -230,20 +230,24 @@ let package = Package(
         .target(
             name: "MatchingTestSupport",
             dependencies: [
-                "MatchingCore", "TestSupport", "ServiceKit", "Postgres", "Contracts", .logging, .hummingbird,
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "MatchingCore", "TestSupport", "ServiceKit", "Postgres", "Messaging", "Contracts", .logging,
+                .hummingbird, .serviceLifecycle, .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/MatchingTestSupport"),
         .testTarget(
             name: "MatchingTests",
             dependencies: [
-                "Matching", "MatchingCore", "Delivery", "Tutoring", "Exchange", "Rides", "TestSupport", "ServiceKit",
-                "Messaging", "Postgres",
-                "Contracts",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                "Matching", "MatchingCore", "Delivery", "Rides", "TestSupport", "ServiceKit", "Postgres", .logging,
             ],
             path: "Tests/MatchingTests"),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: [
+                "Delivery", "MatchingCore", "MatchingTestSupport", "TestSupport", "ServiceKit", "Postgres", "Contracts",
+                "Messaging", .logging, .serviceLifecycle,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/DeliveryTests"),
         .testTarget(
             name: "TutoringTests",
             dependencies: [

@@ -1,14 +1,17 @@
 import Foundation
 import Logging
+import MatchingCore
 import Postgres
 import TestSupport
 import Testing
 
+@testable import Matching
+
 /// Matching's migrations as the flows own them: the shared tables in Core, each flow's in its own folder.
 @Suite struct MatchingMigrationsTests {
+    /// Messaging's, the core's, then each flow's, as matching applies them.
     static let folders =
-        [PostgresMigrator.messagingDirectory]
-        + MatchingTestApp.migrations.map { TestService.repositoryRoot.appendingPathComponent($0) }
+        [PostgresMigrator.messagingDirectory, MatchingMigrations.directory] + matchingFlows.compactMap { $0.migrations }
 
     @Test func theDeliveryTablesComeFromTheDeliveryFolder() async throws {
         let core = try await TestDatabase.make(migrations: Array(Self.folders.prefix(2)))

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import MatchingTestSupport
 import Messaging
 import Postgres
 import ServiceKit
@@ -10,7 +11,6 @@ import TestSupport
 import Testing
 
 @testable import Delivery
-@testable import Matching
 @testable import MatchingCore
 
 @Suite struct DeliveryFlowTests {

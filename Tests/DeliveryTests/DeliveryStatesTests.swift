@@ -4,7 +4,6 @@ import ServiceKit
 import Testing
 
 @testable import Delivery
-@testable import Matching
 @testable import MatchingCore
 
 @Suite struct DeliveryStatesTests {

@@ -1,11 +1,11 @@
 import Foundation
+import MatchingTestSupport
 import Postgres
 import ServiceKit
 import TestSupport
 import Testing
 
 @testable import Delivery
-@testable import Matching
 @testable import MatchingCore
 
 @Suite struct DeliveryConcurrencyTests {
@@ -121,10 +121,11 @@ import Testing
             return due == 30
         }
         // Two processes' schedulers: separate pools on the same database.
+        let handlers = DeliveryFlow.timerHandlers(settings: try app.settings)
         let schedulers = try (0..<2).map { _ in
             TimerScheduler(
                 database: try PostgresPool(url: app.database.url, size: 2, logger: TestEnvironment.logger),
-                handlers: DeliveryFlow.timerHandlers(settings: app.settings), interval: .seconds(1),
+                handlers: handlers, interval: .seconds(1),
                 logger: TestEnvironment.logger)
         }
 

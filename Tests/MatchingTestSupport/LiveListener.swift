@@ -1,0 +1,137 @@
+import Contracts
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MatchingCore
+import Messaging
+import ServiceKit
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+import Testing
+
+/// A phone on its way to Porthania, for the live location tests of the flows that share positions.
+public enum LiveRoute {
+    /// Where the driver or the deliverer starts, and the ten positions they send on their way to Porthania.
+    public static let porthania = GeoPoint(
+        lat: MatchingTestApp.porthania.latitude, lon: MatchingTestApp.porthania.longitude)
+    public static let route = (0..<10).map {
+        GeoPoint(lat: porthania.lat + Double(10 - $0) * 0.0004, lon: porthania.lon)
+    }
+
+    /// Ten positions along the route in two seconds, as a phone on the move sends them.
+    public static func sendRoute(to path: String, token: String, _ client: any TestClientProtocol) async throws {
+        for point in route {
+            try await send(point, to: path, token: token, client)
+            // NB: not a wait for a condition: the pace of the sender, which the frames' pacing is tested against.
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    public static func send(_ point: GeoPoint, to path: String, token: String, _ client: any TestClientProtocol)
+        async throws
+    {
+        try await expect(.ok, client.call(.put, path, token: token, body: ["lat": point.lat, "lon": point.lon]))
+    }
+
+    public static func expect(_ status: HTTPResponse.Status, _ answer: (HTTPResponse.Status, [String: Any])) throws {
+        guard answer.0 == status else { throw TestFailure("expected \(status), got \(answer.0): \(answer.1)") }
+    }
+
+    /// Location frames without `seq`, at least about a second apart (however long the ten positions took to send),
+    /// so fewer than the positions and more than one.
+    public static func expectPaced(_ frames: [LiveListener.Heard]) {
+        let gaps = zip(frames.dropFirst(), frames).map { $0.receivedAt.timeIntervalSince($1.receivedAt) }
+        #expect(frames.allSatisfy { $0.type == LocationFrame.type && !$0.hasSeq })
+        #expect(frames.count >= 2 && frames.count < route.count, "\(frames.count) frames")
+        #expect(gaps.allSatisfy { $0 >= 0.9 }, "gaps \(gaps)")
+    }
+}
+
+/// A queue of the test's own on notifications' live exchange, bound to some users' keys: what their sockets would
+/// be sent, with when it arrived.
+public final class LiveListener: Sendable {
+    /// One frame one user was sent.
+    public struct Heard: Sendable {
+        public var userId: UUID
+        public var receivedAt: Date
+        public var type: String
+        public var hasSeq: Bool
+        public var data: LocationFrame.Payload
+    }
+
+    let channel: LiveChannel
+    private let heard = Mutex<[Heard]>([])
+    private let sentinels = Mutex<Set<String>>([])
+
+    private init(channel: LiveChannel) {
+        self.channel = channel
+    }
+
+    /// Runs `body` while the users' keys are bound in `broker`'s vhost.
+    public static func listening(
+        to users: [Identity], in broker: TestBroker, _ body: @Sendable (LiveListener) async throws -> Void
+    ) async throws {
+        let channel = LiveChannel(
+            exchange: LiveFrames.exchange, amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
+        let listener = LiveListener(channel: channel)
+        channel.onReceive { key, body in listener.record(key, body) }
+        let group = ServiceGroup(services: [channel], logger: TestEnvironment.logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            for user in users { await channel.bind(LiveFrames.routingKey(user.userId)) }
+            do {
+                try await body(listener)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    public func frames(to user: Identity) -> [Heard] {
+        heard.withLock { $0.filter { $0.userId == user.userId } }
+    }
+
+    /// Returns once no position timer is left to work and a frame published now has come back to `user`'s key, so
+    /// that any frame still on its way would have arrived.
+    public func settle(_ app: MatchingTestApp, hearing user: Identity) async throws {
+        try await eventually("no position timer left to work", timeout: 10) {
+            let waiting: Int = try await app.database.pool.query(
+                "SELECT count(*) AS waiting FROM timers WHERE kind = 'position' AND done_at IS NULL"
+            ).first!.decode("waiting")
+            return waiting == 0
+        }
+        let sentinel = UUID().uuidString
+        let body = Data(#"{"sentinel":"\#(sentinel)"}"#.utf8)
+        channel.publish(routingKey: LiveFrames.routingKey(user.userId), body: body)
+        try await eventually("a frame published now back at the user's key", timeout: 10) {
+            sentinels.withLock { $0.contains(sentinel) }
+        }
+    }
+
+    private func record(_ routingKey: String, _ body: Data) {
+        let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+        if let sentinel = object["sentinel"] as? String {
+            sentinels.withLock { _ = $0.insert(sentinel) }
+            return
+        }
+        guard routingKey.hasPrefix("user."), let userId = UUID(uuidString: String(routingKey.dropFirst(5))) else {
+            return
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            return try Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
+        guard let frame = try? decoder.decode(LocationFrame.self, from: body) else { return }
+        heard.withLock {
+            $0.append(
+                Heard(
+                    userId: userId, receivedAt: Date(), type: frame.type, hasSeq: object["seq"] != nil,
+                    data: frame.data))
+        }
+    }
+}
