@@ -1,34 +1,18 @@
 import Contracts
 import Foundation
 import ServiceKit
+import TestSupport
 import Testing
 
 @testable import Delivery
 @testable import MatchingCore
 
 @Suite struct DeliveryStatesTests {
-    /// Every pair of a state machine: the allowed ones give the expected state, all others are refused.
-    func check<State: CaseIterable & Equatable, Action: CaseIterable & Equatable>(
-        _ allowed: [(State, Action, State)], after: (State, Action) throws -> State
-    ) {
-        for state in State.allCases {
-            for action in Action.allCases {
-                let expected = allowed.first { $0.0 == state && $0.1 == action }?.2
-                do {
-                    let next = try after(state, action)
-                    #expect(next == expected, "\(state) after \(action)")
-                } catch {
-                    #expect(expected == nil, "\(state) after \(action) was refused")
-                }
-            }
-        }
-    }
-
     @Test func runTransitions() {
         let allowed: [(RunStatus, RunStatus.Action, RunStatus)] = [
             (.open, .checkOut, .closed), (.open, .expire, .expired),
         ]
-        check(allowed) { try $0.after($1) }
+        expectTransitions(allowed) { try $0.after($1) }
     }
 
     @Test func orderTransitions() {
@@ -38,7 +22,7 @@ import Testing
             (.matched, .cancel, .cancelled), (.waiting, .expire, .expired), (.offered, .expire, .expired),
             (.matched, .delivererCancelled, .waiting),
         ]
-        check(allowed) { try $0.after($1) }
+        expectTransitions(allowed) { try $0.after($1) }
     }
 
     @Test func offerTransitions() {
@@ -46,14 +30,14 @@ import Testing
             (.pending, .accept, .accepted), (.pending, .decline, .declined), (.pending, .expire, .expired),
             (.pending, .withdraw, .withdrawn),
         ]
-        check(allowed) { try $0.after($1) }
+        expectTransitions(allowed) { try $0.after($1) }
     }
 
     @Test func matchTransitions() {
         let allowed: [(MatchStatus, MatchStatus.Action, MatchStatus)] = [
             (.active, .complete, .completed), (.active, .cancel, .cancelled),
         ]
-        check(allowed) { try $0.after($1) }
+        expectTransitions(allowed) { try $0.after($1) }
     }
 
     @Test func dispatchPicksTheNearestRunWithRoomNotOfferedBefore() {
@@ -253,7 +237,7 @@ import Testing
             (.deliverer, .matched, .waiting),
         ]
 
-        check(allowed.map { ($0.1, $0.0, $0.2) }) { try $0.after($1.orderActionOnCancel) }
+        expectTransitions(allowed.map { ($0.1, $0.0, $0.2) }) { try $0.after($1.orderActionOnCancel) }
     }
 
     @Test func aMatchIsCompleteOnceBothSidesSaySo() {
