@@ -79,11 +79,9 @@ import Testing
 
     @Test func queryParametersAndTheNoteAreCheckedOneByOne() throws {
         #expect(try RideRules.near(lat: "60.17", lon: "24.95") == GeoPoint(lat: 60.17, lon: 24.95))
-        #expect(try RideRules.radius(nil) == 2000 && RideRules.radius("500") == 500)
         #expect(try RideRules.note("  by the door \n") == "by the door" && RideRules.note("  ") == nil)
         #expect(problemField { _ = try RideRules.near(lat: nil, lon: "24.95") } == "lat")
         #expect(problemField { _ = try RideRules.near(lat: "60", lon: "east") } == "lon")
-        #expect(problemField { _ = try RideRules.radius("0") } == "radius")
         #expect(problemField { _ = try RideRules.note(String(repeating: "n", count: 501)) } == "note")
     }
 

@@ -162,15 +162,6 @@ public enum RideRules {
         )
     }
 
-    /// The radius of a list in meters: 1 to 50,000, 2,000 when not given.
-    static func radius(_ raw: String?) throws -> Double {
-        guard let radius = try number(raw, field: "radius", required: false) else { return defaultRadius }
-        guard radius >= 1, radius <= maxRadius else {
-            throw MatchingError.invalid(field: "radius", "radius is a distance in meters from 1 to \(Int(maxRadius)).")
-        }
-        return radius
-    }
-
     /// The subject of a ride's chat: "Ride from Porthania to Metsätalo", naming only the places given as places.
     static func subject(pickup: String?, dropoff: String?) -> String {
         switch (pickup, dropoff) {

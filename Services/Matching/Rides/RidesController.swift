@@ -92,7 +92,9 @@ struct RidesController: Sendable {
         let parameters = request.uri.queryParameters
         let near = try RideRules.near(lat: parameters.get("lat"), lon: parameters.get("lon"))
         return try await steps.openRequests(
-            near: near, radiusMeters: try RideRules.radius(parameters.get("radius")),
+            near: near,
+            radiusMeters: try QueryParameters.radius(
+                parameters.get("radius"), default: RideRules.defaultRadius, range: 1...RideRules.maxRadius),
             limit: try QueryParameters.limit(parameters.get("limit")), caller: try context.requireIdentity())
     }
 
