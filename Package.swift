@@ -196,7 +196,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Postgres", "Messaging", "ServiceKit", .logging, .hummingbird,
+                "Postgres", "Messaging", "ServiceKit", .logging, .hummingbird, .serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],

@@ -148,19 +148,17 @@ extension MatchOpened {
         let relay = OutboxRelay(
             topology: Topology(service: "matching", publishes: [MatchOpened.type]), postgresURL: matching.url,
             amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
-        let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
         let olliToken = try await app.token(match.members[0].userId, name: "Olli")
 
         try await app.test { client in
             // Chat has bound its queues by now; matching publishes from here on.
-            let relaying = Task { try await group.run() }
-            try await eventually("both copies taken and acknowledged by chat") {
-                try await client.consumedEvents(from: "chat.matching") == 2
+            try await runBriefly([relay]) {
+                try await eventually("both copies taken and acknowledged by chat") {
+                    try await client.consumedEvents(from: "chat.matching") == 2
+                }
+                let (_, list) = try await client.call(.get, "/v1/conversations", token: olliToken)
+                #expect((list["conversations"] as? [Any])?.count == 1)
             }
-            let (_, list) = try await client.call(.get, "/v1/conversations", token: olliToken)
-            #expect((list["conversations"] as? [Any])?.count == 1)
-            await group.triggerGracefulShutdown()
-            try await relaying.value
         }
         let opened = try await app.database.pool.query(
             "SELECT count(*) AS n FROM outbox WHERE type = 'conversation.opened'"

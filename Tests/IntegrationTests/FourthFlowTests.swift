@@ -53,7 +53,7 @@ import Testing
         let chat = "/v1/conversations/\(duetId)"
         _ = try await system.request(
             .POST, "chat", "\(chat)/messages", token: ainoToken, body: ["id": UUID().uuidString, "text": "Sävellaji?"])
-        let message = try await veliSocket.wait("Aino's message for Veli") {
+        _ = try await veliSocket.wait("Aino's message for Veli") {
             ($0["data"] as? [String: Any])?["text"] as? String == "Sävellaji?"
         }
         let strangersRead = try await system.request(.GET, "chat", "\(chat)/messages", token: strangerToken).status

@@ -76,18 +76,9 @@ public final class LiveListener: Sendable {
             exchange: LiveFrames.exchange, amqpURL: broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
         let listener = LiveListener(channel: channel)
         channel.onReceive { key, body in listener.record(key, body) }
-        let group = ServiceGroup(services: [channel], logger: TestEnvironment.logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+        try await runBriefly([channel]) {
             for user in users { await channel.bind(LiveFrames.routingKey(user.userId)) }
-            do {
-                try await body(listener)
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+            try await body(listener)
         }
     }
 

@@ -100,18 +100,7 @@ struct MessagingFixture {
 
     /// Runs the relay and the consumer while `body` runs, then shuts them down gracefully.
     func running(_ body: () async throws -> Void) async throws {
-        let group = ServiceGroup(services: [relay, consumerService()], logger: TestEnvironment.logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                try await body()
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await runBriefly([relay, consumerService()], while: body)
         try? await broker.delete()
     }
 }
@@ -270,18 +259,12 @@ struct MessagingFixture {
     @Test func twoRelaysTogetherDeliverEveryEventOnce() async throws {
         let fixture = try await MessagingFixture.make()
         let events = (1...100).map { ThingHappened(thingId: UUID(), sequence: $0) }
-        let group = ServiceGroup(
-            services: [fixture.relay, fixture.relay, fixture.consumerService()], logger: TestEnvironment.logger)
-
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+        try await runBriefly([fixture.relay, fixture.relay, fixture.consumerService()]) {
             try await fixture.emit(events)
             try await eventually("the 100 events applied") { try await fixture.appliedSequences().count >= 100 }
             try await eventually("the outbox drained and the queue emptied") {
                 try await fixture.everythingPublishedIsConsumed()
             }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
         }
         let inbox = try await fixture.consumer.pool.query("SELECT count(*) AS n FROM inbox").first?.decode(
             "n", as: Int.self)

@@ -240,23 +240,21 @@ enum StreamClient {
         let relay = OutboxRelay(
             topology: Topology(service: "matching", publishes: [OfferMade.type]), postgresURL: matching.url,
             amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
-        let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
 
         try await app.live { _, client in
             // Notifications has bound its queues by now; matching publishes from here on.
-            let relaying = Task { try await group.run() }
-            // NB: the row is reset only once the relay has marked it sent, or the relay would mark it sent again.
-            try await eventually("the offer in the feed and its outbox row sent") {
-                guard try await app.database.pool.query("SELECT 1 FROM feed").count == 1 else { return false }
-                return try await matching.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+            try await runBriefly([relay]) {
+                // NB: the row is reset only once the relay has marked it sent, or the relay would mark it sent again.
+                try await eventually("the offer in the feed and its outbox row sent") {
+                    guard try await app.database.pool.query("SELECT 1 FROM feed").count == 1 else { return false }
+                    return try await matching.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+                }
+                // The relay publishes the same row, with the same message id, once more.
+                try await matching.pool.query("UPDATE outbox SET sent_at = NULL")
+                try await eventually("the second copy taken and acknowledged by notifications") {
+                    try await client.consumedEvents(from: "notifications.matching") == 2
+                }
             }
-            // The relay publishes the same row, with the same message id, once more.
-            try await matching.pool.query("UPDATE outbox SET sent_at = NULL")
-            try await eventually("the second copy taken and acknowledged by notifications") {
-                try await client.consumedEvents(from: "notifications.matching") == 2
-            }
-            await group.triggerGracefulShutdown()
-            try await relaying.value
         }
         let entries = try await app.database.pool.query("SELECT user_id, seq, type FROM feed")
 
