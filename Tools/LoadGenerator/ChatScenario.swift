@@ -24,6 +24,7 @@ struct ChatScenario {
     func run() async -> Double {
         let pairs = await makePairs()
         print("chat: \(pairs.count) conversations open between \(pairs.count * 2) students")
+        actions.measurements.startTimeline()
         let start = Stopwatch.now()
         let end = start + options.seconds
         await withTaskGroup(of: Void.self) { group in
@@ -53,6 +54,11 @@ struct ChatScenario {
 
     private func chatting(_ sender: Student, to partnerId: String, in conversationId: String, until end: Double) async {
         var number = 0
+        // NB: each sender starts at a random point of its first interval, so that the rate offered is the same from the
+        // first second (all at once, the phase would open with a burst of one message from everyone).
+        if options.messageInterval > 0 {
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 0...Int(options.messageInterval * 1000))))
+        }
         while Stopwatch.now() < end {
             number += 1
             _ = await actions.send(sender, to: partnerId, in: conversationId, text: "Viesti \(number) 🙂")

@@ -14,6 +14,8 @@ struct LoadReport {
     let elapsed: Double
     /// Seconds after the measured phase until the last confirmed message arrived (or arrivals stopped).
     let drainSeconds: Double
+    /// CPU seconds each process of the path used over the measured phase and the drain.
+    let cpu: [String: Double]
     let limits: MachineLimits?
 
     func print() {
@@ -34,6 +36,7 @@ struct LoadReport {
         slowSeconds()
         integrity()
         if options.scenario == .rides { positions() }
+        processes()
         let counters = measurements.counters.merging(setUp.counters) { $0 + $1 }
         if !counters.isEmpty {
             Swift.print("\nflow")
@@ -115,6 +118,27 @@ struct LoadReport {
         let messagesPerSecond =
             Double(measurements.latencies[Ledger.messageToSocket]?.count ?? 0) / (elapsed + drainSeconds)
         Swift.print("  messages delivered to sockets: \(format(messagesPerSecond)) a second (measured phase and drain)")
+    }
+
+    /// CPU time by process, in all and for each message delivered to a socket (the chat path's cost), or each feed
+    /// entry a socket received where no chat message was sent.
+    private func processes() {
+        let messages = measurements.latencies[Ledger.messageToSocket]?.count ?? 0
+        let entries = socketHolders.map(\.socket.state).map(\.lastSeq).reduce(0, +)
+        let (unit, count) = messages > 0 ? ("message delivered", messages) : ("feed entry received", Int(entries))
+        Swift.print(
+            "\nCPU time by process over the measured phase and the drain (the kernel's accounting, every process of "
+                + "the name on this machine)")
+        Swift.print("  process          CPU s   ms per \(unit)")
+        for (name, seconds) in cpu.sorted(by: { $0.value > $1.value }) {
+            let perUnit = count > 0 ? format(seconds * 1000 / Double(count)) : "-"
+            Swift.print(
+                "  \(name.padding(toLength: 15, withPad: " ", startingAt: 0))\(pad(format(seconds), 7))   \(perUnit)")
+        }
+        let total = cpu.values.reduce(0, +)
+        Swift.print(
+            "  all            \(pad(format(total), 7))   \(count > 0 ? format(total * 1000 / Double(count)) : "-")"
+        )
     }
 
     private func positions() {

@@ -60,6 +60,8 @@ struct LoadRun {
                 center: .init(lat: latitude, lon: longitude)) : nil
         let holders = rides?.socketHolders ?? population.students
         let sockets = await population.openSockets(of: holders, reconnectEvery: reconnectEvery)
+        let cpuAtStart = ProcessCPU.sample()
+        measurements.startTimeline()
         let start = Stopwatch.now()
         let elapsed: Double
         let drain: Double
@@ -80,6 +82,7 @@ struct LoadRun {
             elapsed = await ChatScenario(options: options, population: population, setUp: setUp, actions: actions).run()
             drain = await drainArrivals(ledger)
         }
+        let cpu = ProcessCPU.sample().since(cpuAtStart)
         let undelivered = await entriesNotOnSockets(holders, gateway: setUpGateway)
         await population.closeSockets(sockets)
 
@@ -89,7 +92,7 @@ struct LoadRun {
         LoadReport(
             options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
             students: population.students, socketHolders: holders, undeliveredEntries: undelivered, elapsed: elapsed,
-            drainSeconds: drain, limits: limits
+            drainSeconds: drain, cpu: cpu, limits: limits
         ).print()
     }
 

@@ -9,7 +9,7 @@ final class Measurements: Sendable {
         var latencies: [String: Distribution] = [:]
         var errors: [String: Int] = [:]
         var counters: [String: Int] = [:]
-        /// Since `resetLatencies`: when it was, and each second's operations and how many of them were slow.
+        /// Since `startTimeline`: when it was, and each second's operations and how many of them were slow.
         var since = Stopwatch.now()
         var sinceDate = Date()
         var seconds: [Int: Second] = [:]
@@ -58,18 +58,17 @@ final class Measurements: Sendable {
     var latencies: [String: Distribution] { state.withLockedValue { $0.latencies } }
     var errors: [String: Int] { state.withLockedValue { $0.errors } }
     var counters: [String: Int] { state.withLockedValue { $0.counters } }
-    /// When the set-up ended, by the wall clock (to find a slow second in the services' logs).
+    /// When the measured phase started, by the wall clock (to find a slow second in the services' logs).
     var startDate: Date { state.withLockedValue { $0.sinceDate } }
-    /// Each second since the set-up ended, in order (seconds in which nothing ended are left out).
+    /// Each second since the measured phase started, in order (seconds in which nothing ended are left out).
     var timeline: [(second: Int, Second)] {
         state.withLockedValue { $0.seconds.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
     }
 
-    /// Forgets the latencies and errors of the set-up, keeping its counters.
-    func resetLatencies() {
+    /// Starts the timeline of slow seconds now, when the measured phase starts: what the set-up did before (sign-up,
+    /// pairing) is kept in the latencies but not counted in the phase's seconds.
+    func startTimeline() {
         state.withLockedValue {
-            $0.latencies = [:]
-            $0.errors = [:]
             $0.seconds = [:]
             $0.since = Stopwatch.now()
             $0.sinceDate = Date()

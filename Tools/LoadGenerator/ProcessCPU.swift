@@ -1,0 +1,47 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The CPU time the processes of the system used, from the kernel's own accounting of each process: a figure that a
+/// change making the path cheaper moves even where the machine is noisy, unlike a latency.
+struct ProcessCPU: Sendable {
+    /// The processes of the path by the name the kernel knows them by: the services, PostgreSQL (the postmaster and
+    /// its backends), RabbitMQ (Erlang's VM), and the gateway. Every process of a name counts, in containers too.
+    static let names = [
+        "accounts", "places", "matching", "chat", "notifications", "media", "postgres", "beam.smp", "nginx",
+    ]
+
+    /// CPU seconds by name: user and system time of each live process, and of the children it has reaped (so that a
+    /// PostgreSQL backend that ended during the run still counts, in its postmaster).
+    let seconds: [String: Double]
+
+    /// Reads every process's `/proc/<pid>/stat` now.
+    static func sample() -> ProcessCPU {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var seconds: [String: Double] = [:]
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
+        for pid in pids {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            let name = String(stat[stat.index(after: open)..<close])
+            guard names.contains(name) else { continue }
+            // After the name: state, ppid, …; utime, stime, cutime and cstime are the 14th to 17th fields of the line.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 14 else { continue }
+            let used = fields[11...14].compactMap { Double($0) }.reduce(0, +)
+            seconds[name, default: 0] += used / ticks
+        }
+        return ProcessCPU(seconds: seconds)
+    }
+
+    /// What each name used from `earlier` until this sample; names that used nothing are left out.
+    func since(_ earlier: ProcessCPU) -> [String: Double] {
+        seconds.reduce(into: [:]) { used, entry in
+            let delta = entry.value - (earlier.seconds[entry.key] ?? 0)
+            if delta > 0 { used[entry.key] = delta }
+        }
+    }
+}
