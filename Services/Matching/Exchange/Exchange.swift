@@ -1,6 +1,5 @@
 import Foundation
 import MatchingCore
-import Postgres
 import ServiceKit
 
 /// What kind of snack a listing offers.

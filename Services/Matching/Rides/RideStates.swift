@@ -111,6 +111,8 @@ public enum RideRules {
     static let secondRideUnderway = MatchingError.conflict(
         "You already have a ride under way; complete or cancel it before accepting another.")
     static let noDriverProfile = MatchingError.conflict("Add a driver profile first with PUT /v1/rides/driver.")
+    /// Reading or changing a driver profile that is not there.
+    static let missingDriverProfile = MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
 
     /// A car described in 1 to 80 characters on one line ("Blue Toyota Yaris, ABC-123").
     static func car(_ raw: String) throws -> String {

@@ -75,7 +75,7 @@ public struct RideSteps: Sendable {
     public func goOffline(caller: Identity) async throws -> Driver {
         try await transaction { repository in
             guard try repository.driver(caller.userId, campus: caller.campus) != nil else {
-                throw MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
+                throw RideRules.missingDriverProfile
             }
             try repository.deletePosition(of: caller.userId)
             return try repository.driver(caller.userId, campus: caller.campus)!

@@ -64,7 +64,7 @@ struct RidesController: Sendable {
 
     func driver(request: Request, context: ServiceRequestContext) async throws -> Driver {
         guard let driver = try await steps.driver(caller: try context.requireIdentity()) else {
-            throw MatchingError.notFound("driver profile; create one with PUT /v1/rides/driver")
+            throw RideRules.missingDriverProfile
         }
         return driver
     }

@@ -1,6 +1,5 @@
 import Foundation
 import MatchingCore
-import Postgres
 import ServiceKit
 
 /// Which side of tutoring a user is on.
