@@ -42,7 +42,7 @@ import Testing
                 #expect(badLon == .badRequest && lonProblem["field"] as? String == "lon")
                 #expect(byOrderer == .notFound && byStranger == .notFound && unknown == .notFound)
 
-                try await LiveRoute.sendRoute(to: path, token: delivererToken, client)
+                let sending = try await LiveRoute.sendRoute(to: path, token: delivererToken, client)
                 let last = LiveRoute.route[9]
                 try await eventually("the last position at the orderer", timeout: 10) {
                     listener.frames(to: orderer).last?.data.lat == last.lat
@@ -50,7 +50,7 @@ import Testing
                 let (_, active) = try await client.call(.get, "/v1/matches/\(match.id)", token: ordererToken)
 
                 let frames = listener.frames(to: orderer)
-                LiveRoute.expectPaced(frames)
+                LiveRoute.expectPaced(frames, sentOver: sending)
                 #expect(frames.allSatisfy { $0.data.matchId == match.id && $0.data.rideId == nil })
                 #expect(listener.frames(to: stranger).isEmpty && listener.frames(to: deliverer).isEmpty)
                 let position = active["delivererPosition"] as? [String: Any]

@@ -32,7 +32,7 @@ import Testing
                 let rideId = try #require((ride["id"] as? String).flatMap(UUID.init(uuidString:)))
                 try await LiveRoute.expect(.ok, client.call(.post, "/v1/rides/\(rideId)/accept", token: driverToken))
 
-                try await LiveRoute.sendRoute(to: "/v1/rides/driver/location", token: driverToken, client)
+                let sending = try await LiveRoute.sendRoute(to: "/v1/rides/driver/location", token: driverToken, client)
                 let last = LiveRoute.route[9]
                 try await eventually("the last position at the rider", timeout: 10) {
                     listener.frames(to: rider).last?.data.lat == last.lat
@@ -40,7 +40,7 @@ import Testing
                 let (_, underway) = try await client.call(.get, "/v1/rides/\(rideId)", token: riderToken)
 
                 let frames = listener.frames(to: rider)
-                LiveRoute.expectPaced(frames)
+                LiveRoute.expectPaced(frames, sentOver: sending)
                 #expect(frames.allSatisfy { $0.data.rideId == rideId && $0.data.matchId == nil })
                 #expect(listener.frames(to: stranger).isEmpty && listener.frames(to: driver).isEmpty)
                 let position = (underway["driver"] as? [String: Any])?["position"] as? [String: Any]
