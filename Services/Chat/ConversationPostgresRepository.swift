@@ -64,26 +64,35 @@ struct ConversationPostgresRepository: Sendable {
         Message, Bool
     ) {
         try await database.transaction { connection in
-            guard let membership = try Self.membership(conversationId, sender, on: connection, lock: true) else {
+            // One statement for the membership, locked against a closing, and for a message already sent with this
+            // id; one for the message and the sender's read marker; one for the event.
+            guard let membership = try Self.membership(conversationId, sender, on: connection, lock: true, message: id)
+            else {
                 throw ChatError.notFound
             }
-            if let existing = try connection.query(
-                "SELECT id, conversation_id, sender_id, text, sent_at FROM messages WHERE id = \(id)"
-            ).first.map(Message.init) {
+            if let existing = membership.existing {
                 guard existing.senderId == sender, existing.conversationId == conversationId else {
                     throw ChatError.idTaken
                 }
                 return (existing, false)
             }
             guard membership.isOpen else { throw ChatError.closed }
-            let row = try connection.query(
-                """
-                INSERT INTO messages (id, conversation_id, sender_id, text) VALUES (\(id), \(conversationId), \(sender), \(text))
-                RETURNING seq, id, conversation_id, sender_id, text, sent_at
-                """
-            ).first!
-            let message = try Message(row: row)
-            try Self.markRead(conversationId, userId: sender, throughSeq: try row.decode("seq"), on: connection)
+            let message = try Message(
+                row: try connection.query(
+                    """
+                    WITH sent AS (
+                        INSERT INTO messages (id, conversation_id, sender_id, text)
+                        VALUES (\(id), \(conversationId), \(sender), \(text))
+                        RETURNING seq, id, conversation_id, sender_id, text, sent_at
+                    ), marked AS (
+                        INSERT INTO read_markers (conversation_id, user_id, last_read_seq)
+                        SELECT conversation_id, sender_id, seq FROM sent
+                        ON CONFLICT (conversation_id, user_id) DO UPDATE
+                        SET last_read_seq = greatest(read_markers.last_read_seq, excluded.last_read_seq)
+                    )
+                    SELECT id, conversation_id, sender_id, text, sent_at FROM sent
+                    """
+                ).first!)
             try Outbox.append(
                 MessageSent(
                     messageId: id, conversationId: conversationId, senderId: sender, senderName: senderName,
@@ -120,10 +129,13 @@ struct ConversationPostgresRepository: Sendable {
     private struct Membership {
         var isOpen: Bool
         var otherMembers: [UUID]
+        /// The message with the id asked about, in whichever conversation it is.
+        var existing: Message?
     }
 
     private static func membership(
-        _ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection, lock: Bool = false
+        _ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection, lock: Bool = false,
+        message: UUID? = nil
     )
         throws -> Membership?
     {
@@ -131,8 +143,10 @@ struct ConversationPostgresRepository: Sendable {
             """
             SELECT c.status = 'open' AS open,
                 coalesce((SELECT string_agg(o.user_id::text, ',' ORDER BY o.position) FROM conversation_members o
-                    WHERE o.conversation_id = c.id AND o.user_id <> \(userId)), '') AS others
+                    WHERE o.conversation_id = c.id AND o.user_id <> \(userId)), '') AS others,
+                m.id, m.conversation_id, m.sender_id, m.text, m.sent_at
             FROM conversations c JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(userId)
+            LEFT JOIN messages m ON m.id = \(message)
             WHERE c.id = \(conversationId)
             \(unescaped: lock ? "FOR SHARE OF c" : "")
             """
@@ -141,7 +155,8 @@ struct ConversationPostgresRepository: Sendable {
                 isOpen: try row.decode("open"),
                 otherMembers: try row.decode("others", as: String.self).split(separator: ",").compactMap {
                     UUID(uuidString: String($0))
-                })
+                },
+                existing: try row.decode("id", as: UUID?.self) == nil ? nil : try Message(row: row))
         }
     }
 

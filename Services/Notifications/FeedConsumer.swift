@@ -15,23 +15,23 @@ enum FeedConsumer {
         var handlers = EventHandlers()
         for producer in producers {
             handlers.onEveryEvent(from: producer) { type, body, connection in
-                try appendToFeeds(type: type, body: body, on: connection)
+                // Typing hints go to a conversation's members, so notifications keeps who they are.
+                if type == ConversationOpened.type || type == ConversationClosed.type {
+                    let conversation = try JSONDecoder().decode(Conversation.self, from: body)
+                    try FeedPostgresRepository.setConversation(
+                        conversation.conversationId, members: conversation.memberIds,
+                        isOpen: type == ConversationOpened.type, on: connection)
+                }
+                return try appendToFeeds(type: type, body: body, on: connection)
             }
         }
-        // Typing hints go to a conversation's members, so notifications keeps who they are.
-        handlers.on(ConversationOpened.self, from: "chat") { event, connection in
-            try FeedPostgresRepository.setConversation(
-                event.conversationId, members: event.memberIds, isOpen: true, on: connection)
-            try appendToFeeds(
-                type: ConversationOpened.type, body: try ServiceJSON.encoder.encode(event), on: connection)
-        }
-        handlers.on(ConversationClosed.self, from: "chat") { event, connection in
-            try FeedPostgresRepository.setConversation(
-                event.conversationId, members: event.memberIds, isOpen: false, on: connection)
-            try appendToFeeds(
-                type: ConversationClosed.type, body: try ServiceJSON.encoder.encode(event), on: connection)
-        }
         return handlers
+    }
+
+    /// What `conversation.opened` and `conversation.closed` say of who may send typing hints to whom.
+    private struct Conversation: Decodable {
+        var conversationId: UUID
+        var memberIds: [UUID]
     }
 
     /// The part of any event that says whom it concerns.
@@ -39,18 +39,20 @@ enum FeedConsumer {
         var recipients: [UUID]?
     }
 
-    /// One entry per recipient, its data the event without `recipients`; an event that names none changes nothing.
-    /// A body that is no JSON object throws, so that the message is dead-lettered.
-    static func appendToFeeds(type: String, body: Data, on connection: PostgresConnection) throws {
+    /// One entry per recipient, its data the event without `recipients`, and the frames that bring the entries to
+    /// the recipients' sockets once committed; an event that names none changes nothing. A body that is no JSON
+    /// object throws, so that the message is dead-lettered.
+    static func appendToFeeds(type: String, body: Data, on connection: PostgresConnection) throws -> [LiveMessage] {
         guard let recipients = try JSONDecoder().decode(Addressed.self, from: body).recipients, !recipients.isEmpty
         else {
-            return
+            return []
         }
-        let data: String = try connection.query(
-            "SELECT (\(JSONText(raw: String(decoding: body, as: UTF8.self)))::jsonb - 'recipients')::text AS data"
-        ).first!.decode("data")
-        for userId in Set(recipients) {
-            try FeedPostgresRepository.append(to: userId, type: type, dataJSON: data, on: connection)
+        return try FeedPostgresRepository.append(
+            to: Array(Set(recipients)), type: type, eventJSON: String(decoding: body, as: UTF8.self), on: connection
+        ).map { entry in
+            LiveMessage(
+                exchange: FeedRouting.liveExchange, routingKey: FeedRouting.liveKey(entry.userId),
+                body: Data(entry.frame.utf8))
         }
     }
 }

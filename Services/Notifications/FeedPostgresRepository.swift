@@ -7,27 +7,36 @@ import Postgres
 struct FeedPostgresRepository: Sendable {
     let database: PostgresPool
 
-    /// Appends an entry to the user's feed and, through the outbox, sends it live to whichever replica holds the
-    /// user's socket. Returns its seq.
-    @discardableResult
-    static func append(to userId: UUID, type: String, dataJSON: String, on connection: PostgresConnection) throws
-        -> Int64
+    /// An entry just appended: whose it is and its frame.
+    struct Appended: Sendable {
+        var userId: UUID
+        var frame: String
+    }
+
+    /// Appends an entry to each user's feed, its data the event's JSON without `recipients`, in one statement. The
+    /// users' heads are locked in the order of their ids, so that two transactions never wait for each other.
+    static func append(to userIds: [UUID], type: String, eventJSON: String, on connection: PostgresConnection) throws
+        -> [Appended]
     {
-        let seq: Int64 = try connection.query(
+        let users = userIds.sorted { $0.uuidString < $1.uuidString }.map(\.uuidString)
+        return try connection.query(
             """
-            INSERT INTO feed_heads (user_id, last_seq) VALUES (\(userId), 1)
-            ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + 1 RETURNING last_seq
+            WITH heads AS (
+                INSERT INTO feed_heads (user_id, last_seq) SELECT u, 1 FROM unnest(\(users)::uuid[]) WITH ORDINALITY AS t(u, n)
+                ORDER BY n
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + 1 RETURNING user_id, last_seq
+            )
+            INSERT INTO feed (user_id, seq, type, data)
+            SELECT user_id, last_seq, \(type), \(JSONText(raw: eventJSON))::jsonb - 'recipients' FROM heads
+            RETURNING user_id, seq, created_at, data::text AS data
             """
-        ).first!.decode("last_seq")
-        let at: Date = try connection.query(
-            "INSERT INTO feed (user_id, seq, type, data) VALUES (\(userId), \(seq), \(type), \(dataJSON)::jsonb) RETURNING created_at"
-        ).first!.decode("created_at")
-        try Outbox.append(
-            json: JSONText(raw: FeedEntry.frame(seq: seq, type: type, at: at, dataJSON: dataJSON)), type: "feed.entry",
-            aggregateId: userId, version: seq, exchange: FeedRouting.liveExchange,
-            routingKey: FeedRouting.liveKey(userId),
-            on: connection)
-        return seq
+        ).map { row in
+            Appended(
+                userId: try row.decode("user_id"),
+                frame: FeedEntry.frame(
+                    seq: try row.decode("seq"), type: type, at: try row.decode("created_at"),
+                    dataJSON: try row.decode("data")))
+        }
     }
 
     /// The user's entries after `after`, oldest first.
@@ -47,10 +56,19 @@ struct FeedPostgresRepository: Sendable {
         }
     }
 
-    /// Records that a socket sent the user's entries up to `seq`, so that no push goes out for them.
-    func markDelivered(_ userId: UUID, through seq: Int64) async throws {
-        try await database.query(
-            "UPDATE feed SET delivered_at = now() WHERE user_id = \(userId) AND seq <= \(seq) AND delivered_at IS NULL")
+    /// Records that sockets sent these entries, each user's from after `after` through `through`, so that no push
+    /// goes out for them. Not durable: one lost in a crash of the server costs a needless push, not an entry.
+    func markDelivered(_ ranges: [(userId: UUID, after: Int64, through: Int64)]) async throws {
+        guard !ranges.isEmpty else { return }
+        try await database.transaction(durable: false) { connection in
+            try connection.query(
+                """
+                UPDATE feed f SET delivered_at = now()
+                FROM unnest(\(ranges.map(\.userId.uuidString))::uuid[], \(ranges.map { String($0.after) })::bigint[],
+                    \(ranges.map { String($0.through) })::bigint[]) AS d(user_id, after_seq, through_seq)
+                WHERE f.user_id = d.user_id AND f.seq > d.after_seq AND f.seq <= d.through_seq AND f.delivered_at IS NULL
+                """)
+        }
     }
 
     func registerDevice(userId: UUID, token: String, platform: String) async throws -> UUID {

@@ -6,7 +6,7 @@ import Messaging
 import ServiceKit
 
 /// Notifications' part of the system: the feeds it fills from events that name their recipients, the live channel
-/// (whose entries its relay publishes), the push dispatcher, the HTTP and WebSocket routes. Pushes go to
+/// (on which its consumer publishes each entry once committed), the push dispatcher, the HTTP and WebSocket routes. Pushes go to
 /// `pushSender`, the log unless given.
 func buildApplication(
     _ configuration: ServiceConfiguration, logger: Logger, pushSender: (any PushSender)? = nil
@@ -24,13 +24,15 @@ func buildApplication(
     let repository = FeedPostgresRepository(database: builder.database)
     let dispatcher = PushDispatcher(
         repository: repository, sender: pushSender ?? LogPushSender(logger: logger), grace: pushGrace, logger: logger)
+    let marks = DeliveryMarks(repository: repository, logger: logger)
     let controller = StreamController(
-        repository: repository, hub: StreamHub(live: live), verifier: try await builder.accessTokenVerifier(),
+        repository: repository, marks: marks, hub: StreamHub(live: live),
+        verifier: try await builder.accessTokenVerifier(),
         connections: builder.metrics.counter("websocket_connections_total"))
     controller.addRoutes(to: builder.router)
     let streamRouter = Router(context: StreamRequestContext.self)
     controller.addStream(to: streamRouter)
-    builder.addServices(live, dispatcher)
+    builder.addServices(live, marks, dispatcher)
     return try builder.build(
         server: .http1WebSocketUpgrade(
             webSocketRouter: streamRouter, configuration: .init(ws: .init(autoPing: .enabled(timePeriod: .seconds(20))))

@@ -9,6 +9,7 @@ import ServiceKit
 /// the devices to push to when no socket is open.
 struct StreamController: Sendable {
     let repository: FeedPostgresRepository
+    let marks: DeliveryMarks
     let hub: StreamHub
     let verifier: AccessTokenVerifier
     /// Sockets opened (`websocket_connections_total` on `/metrics`): the stream's upgrades pass no HTTP middleware.
@@ -55,7 +56,8 @@ struct StreamController: Sendable {
     ) async throws {
         let session = await hub.open(userId: userId)
         defer { hub.close(userId: userId, session: session.id) }
-        let cursor = StreamCursor(userId: userId, lastSent: after, repository: repository, outbound: outbound)
+        let cursor = StreamCursor(
+            userId: userId, lastSent: after, repository: repository, marks: marks, outbound: outbound)
         try await cursor.sendStored(through: nil)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -141,17 +143,23 @@ final class StreamCursor: @unchecked Sendable {
     let userId: UUID
     private(set) var lastSent: Int64
     let repository: FeedPostgresRepository
+    let marks: DeliveryMarks
     let outbound: WebSocketOutboundWriter
 
-    init(userId: UUID, lastSent: Int64, repository: FeedPostgresRepository, outbound: WebSocketOutboundWriter) {
+    init(
+        userId: UUID, lastSent: Int64, repository: FeedPostgresRepository, marks: DeliveryMarks,
+        outbound: WebSocketOutboundWriter
+    ) {
         self.userId = userId
         self.lastSent = lastSent
         self.repository = repository
+        self.marks = marks
         self.outbound = outbound
     }
 
     /// Sends the stored entries after `lastSent`, up to `limit` when given.
     func sendStored(through limit: Int64?) async throws {
+        let first = lastSent
         while true {
             let entries = try await repository.entries(of: userId, after: lastSent, limit: 200)
             for entry in entries where limit.map({ entry.seq <= $0 }) ?? true {
@@ -160,7 +168,7 @@ final class StreamCursor: @unchecked Sendable {
             }
             if entries.count < 200 || limit.map({ lastSent >= $0 }) == true { break }
         }
-        try await repository.markDelivered(userId, through: lastSent)
+        marks.mark(userId, after: first, through: lastSent)
     }
 
     /// A live message: a feed entry (with seq), or a hint that is passed on as it is.
@@ -173,8 +181,8 @@ final class StreamCursor: @unchecked Sendable {
         guard seq > lastSent else { return }
         guard seq == lastSent + 1 else { return try await sendStored(through: seq) }
         try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
+        marks.mark(userId, after: lastSent, through: seq)
         lastSent = seq
-        try await repository.markDelivered(userId, through: seq)
     }
 }
 

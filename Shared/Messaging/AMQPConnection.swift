@@ -129,14 +129,14 @@ final class AMQPConnection {
         nextPublishTag = 1
     }
 
-    /// Publishes one persistent message, by default with `mandatory` set; returns its confirm tag.
-    func publish(_ message: OutgoingMessage, mandatory: Bool = true) throws -> UInt64 {
+    /// Publishes one message, by default persistent and with `mandatory` set; returns its confirm tag.
+    func publish(_ message: OutgoingMessage, mandatory: Bool = true, persistent: Bool = true) throws -> UInt64 {
         var properties = amqp_basic_properties_t()
         properties._flags =
             amqp_flags_t(AMQP_BASIC_CONTENT_TYPE_FLAG) | amqp_flags_t(AMQP_BASIC_DELIVERY_MODE_FLAG)
             | amqp_flags_t(AMQP_BASIC_MESSAGE_ID_FLAG) | amqp_flags_t(AMQP_BASIC_TYPE_FLAG)
             | amqp_flags_t(AMQP_BASIC_TIMESTAMP_FLAG) | amqp_flags_t(AMQP_BASIC_HEADERS_FLAG)
-        properties.delivery_mode = 2
+        properties.delivery_mode = persistent ? 2 : 1
         properties.timestamp = UInt64(max(0, message.timestamp.timeIntervalSince1970))
         let headers: [(String, AMQPFieldValue)] = message.traceparent.map { [("traceparent", .string($0))] } ?? []
         let strings = CStrings()

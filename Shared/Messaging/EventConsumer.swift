@@ -4,13 +4,28 @@ import Logging
 import Postgres
 import ServiceLifecycle
 
+/// A message a handler asks its consumer to publish once the handler's transaction has committed: on a live
+/// exchange, neither persistent nor confirmed, since what it carries is already stored and this only makes it
+/// arrive at once.
+public struct LiveMessage: Sendable, Equatable {
+    public var exchange: String
+    public var routingKey: String
+    public var body: Data
+
+    public init(exchange: String, routingKey: String, body: Data) {
+        self.exchange = exchange
+        self.routingKey = routingKey
+        self.body = body
+    }
+}
+
 /// What a consumer handles, each event type from the producer that publishes it, applied inside the inbox
 /// transaction. The consumer's queues and bindings follow from these declarations.
 public struct EventHandlers: Sendable {
-    typealias Handler = @Sendable (Data, PostgresConnection) throws -> Void
+    typealias Handler = @Sendable (Data, PostgresConnection) throws -> [LiveMessage]
     var handlers: [String: Handler] = [:]
     /// Handlers of every type of one producer, by its exchange, for types without a handler of their own.
-    var everyType: [String: @Sendable (String, Data, PostgresConnection) throws -> Void] = [:]
+    var everyType: [String: @Sendable (String, Data, PostgresConnection) throws -> [LiveMessage]] = [:]
     /// The types bound from each producer; `#` is every type.
     var subscriptions: [String: Set<String>] = [:]
 
@@ -23,14 +38,15 @@ public struct EventHandlers: Sendable {
         subscriptions[producer, default: []].insert(E.type)
         handlers[E.type] = { body, connection in
             try handler(try Self.decoder.decode(E.self, from: body), connection)
+            return []
         }
     }
 
     /// Applies `handler` to every event `producer` publishes that has no handler of its own, with its type and
-    /// JSON, for a consumer that needs to know no type (a feed).
+    /// JSON, for a consumer that needs to know no type (a feed). What it returns is published after the commit.
     public mutating func onEveryEvent(
         from producer: String,
-        _ handler: @escaping @Sendable (_ type: String, _ body: Data, PostgresConnection) throws -> Void
+        _ handler: @escaping @Sendable (_ type: String, _ body: Data, PostgresConnection) throws -> [LiveMessage]
     ) {
         subscriptions[producer, default: []].insert("#")
         everyType[Topology.exchange(of: producer)] = handler
@@ -43,7 +59,7 @@ public struct EventHandlers: Sendable {
         guard let handler = handlers[E.type] else { return false }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        try handler(try encoder.encode(event), connection)
+        _ = try handler(try encoder.encode(event), connection)
         return true
     }
 
@@ -112,7 +128,15 @@ public struct EventConsumer: Service {
                     while batch.count < Int(prefetch), let next = try broker.nextDelivery(timeout: 0) {
                         batch.append(next)
                     }
-                    for (delivery, outcome) in try apply(batch, database) {
+                    let (outcomes, live) = try apply(batch, database)
+                    for message in live {
+                        _ = try broker.publish(
+                            OutgoingMessage(
+                                exchange: message.exchange, routingKey: message.routingKey,
+                                messageId: UUID().uuidString.lowercased(), type: "live", timestamp: Date(),
+                                traceparent: nil, body: message.body), mandatory: false, persistent: false)
+                    }
+                    for (delivery, outcome) in outcomes {
                         switch outcome {
                         case .applied:
                             try broker.ack(delivery.tag)
@@ -157,10 +181,11 @@ public struct EventConsumer: Service {
 
     /// Applies deliveries in order in one transaction, each with its inbox row: one commit for what arrived
     /// together. When one of them fails, each is applied on its own, so that only the failing one is retried or
-    /// dead-lettered. Throws only when the database connection broke, so that nothing is acknowledged and the
-    /// consumer reconnects.
-    func apply(_ batch: [Delivery], _ database: PostgresConnection) throws -> [(Delivery, Outcome)] {
-        guard batch.count > 1 else { return try batch.map { ($0, try apply($0, database)) } }
+    /// dead-lettered. Returns each delivery's outcome and the live messages of what committed. Throws only when the
+    /// database connection broke, so that nothing is acknowledged and the consumer reconnects.
+    func apply(_ batch: [Delivery], _ database: PostgresConnection) throws -> (
+        [(Delivery, Outcome)], live: [LiveMessage]
+    ) {
         var outcomes: [(Delivery, Outcome)] = []
         var applicable: [(delivery: Delivery, messageId: UUID, handler: EventHandlers.Handler)] = []
         for delivery in batch {
@@ -169,17 +194,29 @@ public struct EventConsumer: Service {
             case .skip(let outcome): outcomes.append((delivery, outcome))
             }
         }
+        guard !applicable.isEmpty else { return (outcomes, []) }
         do {
-            try database.transaction { connection in
-                for (delivery, messageId, handler) in applicable where try Inbox.record(messageId, on: connection) {
-                    try handler(delivery.body, connection)
+            let live = try database.transaction { connection in
+                var new = try Inbox.record(applicable.map(\.messageId), on: connection)
+                var live: [LiveMessage] = []
+                for (delivery, messageId, handler) in applicable where new.remove(messageId) != nil {
+                    live += try handler(delivery.body, connection)
                 }
+                return live
             }
-            return outcomes + applicable.map { ($0.delivery, .applied) }
+            return (outcomes + applicable.map { ($0.delivery, .applied) }, live)
         } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
             throw error
+        } catch  where applicable.count > 1 {
+            var live: [LiveMessage] = []
+            for item in applicable {
+                let (outcome, messages) = try apply(item.delivery, item.messageId, item.handler, database)
+                outcomes.append((item.delivery, outcome))
+                live += messages
+            }
+            return (outcomes, live)
         } catch {
-            return try outcomes + applicable.map { ($0.delivery, try apply($0.delivery, database)) }
+            return (outcomes + applicable.map { ($0.delivery, outcome(of: error, $0.delivery)) }, [])
         }
     }
 
@@ -201,38 +238,41 @@ public struct EventConsumer: Service {
 
     /// Applies one delivery in a transaction with its inbox row. Throws only when the database connection broke,
     /// so that the message stays unacknowledged and the consumer reconnects.
-    func apply(_ delivery: Delivery, _ database: PostgresConnection) throws -> Outcome {
+    private func apply(
+        _ delivery: Delivery, _ messageId: UUID, _ handler: EventHandlers.Handler, _ database: PostgresConnection
+    ) throws -> (Outcome, [LiveMessage]) {
+        do {
+            let live = try database.transaction { connection in
+                guard try Inbox.record(messageId, on: connection) else { return nil as [LiveMessage]? }
+                return try handler(delivery.body, connection)
+            }
+            if live == nil { logger.debug("skipped a duplicate", metadata: ["messageId": "\(messageId)"]) }
+            return (.applied, live ?? [])
+        } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
+            throw error
+        } catch {
+            return (outcome(of: error, delivery), [])
+        }
+    }
+
+    /// What to do with a delivery whose handler threw `error`: dead-letter what can never be read, retry the rest
+    /// up to the queue's delivery limit (logged).
+    private func outcome(of error: any Error, _ delivery: Delivery) -> Outcome {
         var logger = logger
         logger[metadataKey: "messageId"] = "\(delivery.messageId ?? "none")"
         logger[metadataKey: "type"] = "\(delivery.routingKey)"
-        let (messageId, handler): (UUID, EventHandlers.Handler)
-        switch resolve(delivery) {
-        case .handle(let id, let found): (messageId, handler) = (id, found)
-        case .skip(let outcome): return outcome
-        }
-        do {
-            let isNew = try database.transaction { connection in
-                guard try Inbox.record(messageId, on: connection) else { return false }
-                try handler(delivery.body, connection)
-                return true
-            }
-            if !isNew { logger.debug("skipped a duplicate") }
-            return .applied
-        } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
-            throw error
-        } catch is DecodingError {
+        if error is DecodingError {
             logger.error("dead-lettering a message that does not decode")
             return .deadLetter
-        } catch {
-            let limit = topology.queues.first { $0.exchange == delivery.exchange }?.deliveryLimit ?? 0
-            // NB: the broker dead-letters once a message has been returned more than `limit` times.
-            let isLast = delivery.deliveryCount >= limit
-            logger.error(
-                isLast
-                    ? "handler failed for the last time; the broker dead-letters the message"
-                    : "handler failed; retrying",
-                metadata: ["error": "\(error)", "deliveryCount": "\(delivery.deliveryCount)"])
-            return .retry
         }
+        let limit = topology.queues.first { $0.exchange == delivery.exchange }?.deliveryLimit ?? 0
+        // NB: the broker dead-letters once a message has been returned more than `limit` times.
+        let isLast = delivery.deliveryCount >= limit
+        logger.error(
+            isLast
+                ? "handler failed for the last time; the broker dead-letters the message"
+                : "handler failed; retrying",
+            metadata: ["error": "\(error)", "deliveryCount": "\(delivery.deliveryCount)"])
+        return .retry
     }
 }

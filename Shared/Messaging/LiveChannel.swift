@@ -125,7 +125,8 @@ public final class LiveChannel: Service, Sendable {
                             _ = try broker.publish(
                                 OutgoingMessage(
                                     exchange: exchange, routingKey: key, messageId: UUID().uuidString.lowercased(),
-                                    type: "live", timestamp: Date(), traceparent: nil, body: body), mandatory: false)
+                                    type: "live", timestamp: Date(), traceparent: nil, body: body), mandatory: false,
+                                persistent: false)
                         }
                     }
                     // NB: a channel bound to no key (matching's, which only publishes positions) waits for its next

@@ -26,11 +26,14 @@ public enum Outbox {
     ) throws {
         try connection.query(
             """
-            INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)
-            VALUES (\(UUID()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
-                \(exchange), \(routingKey))
+            WITH appended AS (
+                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)
+                VALUES (\(UUID()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
+                    \(exchange), \(routingKey))
+                RETURNING 1
+            )
+            SELECT pg_notify(\(channel), '') FROM appended
             """)
-        try connection.query("SELECT pg_notify(\(channel), '')")
     }
 
     /// The NOTIFY channel the relay LISTENs on.
@@ -56,9 +59,18 @@ public enum Outbox {
 public enum Inbox {
     /// Records `messageId` in the connection's open transaction; false when it was already there (a duplicate).
     public static func record(_ messageId: UUID, on connection: PostgresConnection) throws -> Bool {
-        let rows = try connection.query(
-            "INSERT INTO inbox (message_id) VALUES (\(messageId)) ON CONFLICT DO NOTHING RETURNING message_id")
-        return !rows.isEmpty
+        try !record([messageId], on: connection).isEmpty
+    }
+
+    /// Records the ids in one statement; returns those that were not there yet (a repeated id counts once).
+    static func record(_ messageIds: [UUID], on connection: PostgresConnection) throws -> Set<UUID> {
+        Set(
+            try connection.query(
+                """
+                INSERT INTO inbox (message_id) SELECT unnest(\(messageIds.map(\.uuidString))::uuid[])
+                ON CONFLICT DO NOTHING RETURNING message_id
+                """
+            ).map { try $0.decode("message_id", as: UUID.self) })
     }
 
     /// How long a message id is remembered: longer than a message can wait unacknowledged in a queue for its

@@ -6,6 +6,13 @@ import Foundation
 public final class PostgresConnection: @unchecked Sendable {
     private var connection: OpaquePointer?
     let url: String
+    /// The statements prepared on this connection, by text: each is parsed once and then only executed.
+    private var prepared: [String: String] = [:]
+    /// Part of every statement's name, so that names stay unique when the cache starts again inside a transaction.
+    private var generation = 0
+    /// At most this many statements stay prepared; past it the cache starts again (statements built with varying
+    /// text would otherwise grow it without end).
+    static let preparedLimit = 512
 
     /// Connects, with UTC times in ISO form so that `timestamptz` text decodes the same everywhere.
     public init(url: String, applicationName: String = "tarrare") throws {
@@ -50,6 +57,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Reconnects a broken connection in place.
     func reset() {
         PQreset(connection)
+        prepared.removeAll()
     }
 
     /// Whether the server closed the socket: what remains to read is its end.
@@ -67,7 +75,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK || socketIsAtEnd else {
             return false
         }
-        PQreset(connection)
+        reset()
         return true
     }
 
@@ -80,12 +88,53 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(
                 sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
         }
+        guard Self.isPreparable(sql.text) else {
+            let result = withCStringArray(sql.parameters) { parameterPointers in
+                PQexecParams(connection, sql.text, Int32(sql.parameters.count), nil, parameterPointers, nil, nil, 0)
+            }
+            defer { PQclear(result) }
+            return try rows(of: result)
+        }
+        let name = try statementName(of: sql.text)
         let result = withCStringArray(sql.parameters) { parameterPointers in
-            PQexecParams(
-                connection, sql.text, Int32(sql.parameters.count), nil, parameterPointers, nil, nil, 0)
+            PQexecPrepared(connection, name, Int32(sql.parameters.count), parameterPointers, nil, nil, 0)
         }
         defer { PQclear(result) }
-        return try rows(of: result)
+        do {
+            return try rows(of: result)
+        } catch let error as PostgresError where error.sqlState == "0A000" || error.sqlState == "26000" {
+            // NB: a table whose columns changed makes a prepared statement that returns them fail ("cached plan must
+            // not change result type"); this one fails, and the next use prepares every statement again.
+            forgetPreparedStatements()
+            throw error
+        }
+    }
+
+    /// Whether the server can prepare the statement: a query or a change of rows, not a command such as LISTEN.
+    static func isPreparable(_ text: String) -> Bool {
+        let keyword = text.drop(while: \.isWhitespace).prefix(while: \.isLetter).uppercased()
+        return ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "VALUES"].contains(keyword)
+    }
+
+    /// The name of `text`'s prepared statement, preparing it on first use. The server infers the parameters'
+    /// types, as it does for a statement sent with its parameters.
+    private func statementName(of text: String) throws -> String {
+        if let name = prepared[text] { return name }
+        if prepared.count >= Self.preparedLimit { forgetPreparedStatements() }
+        let name = "s\(generation)_\(prepared.count)"
+        let result = PQprepare(connection, name, text, 0, nil)
+        defer { PQclear(result) }
+        _ = try rows(of: result)
+        prepared[text] = name
+        return name
+    }
+
+    /// Starts the cache again; the server forgets the old statements now, or with the connection when a
+    /// transaction is open (it may have failed, and then accepts no command).
+    private func forgetPreparedStatements() {
+        if !isInTransaction { try? execute(script: "DEALLOCATE ALL") }
+        prepared.removeAll()
+        generation += 1
     }
 
     /// Runs several statements without parameters (migrations, `BEGIN`).

@@ -15,31 +15,42 @@ import Testing
 
 @testable import Notifications
 
-/// The real notifications application on a fresh database and vhost (or, `sharing` another, a second replica).
+/// The real notifications application on a fresh database and vhost (or, `sharing` another, a second replica), and
+/// a chat producer of its own whose events it consumes.
 struct NotificationsTestApp: ServiceTestApp {
     let service: TestService
+    /// The outbox from which `append` publishes, as chat would.
+    let chat: TestDatabase
 
     static func make(sharing other: NotificationsTestApp? = nil) async throws -> NotificationsTestApp {
         NotificationsTestApp(
             service: try await TestService.make(
                 "notifications", migrations: ["Services/Notifications/Migrations"],
-                environment: ["POSTGRES_POOL_SIZE": "3", "PUSH_GRACE_SECONDS": "4"], sharing: other?.service))
+                environment: ["POSTGRES_POOL_SIZE": "3", "PUSH_GRACE_SECONDS": "4"], sharing: other?.service),
+            chat: try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory]))
     }
 
-    /// Runs the application on a real port.
+    /// Runs the application on a real port, with the relay of `chat`'s outbox.
     func live(
         pushSender: (any PushSender)? = nil,
         _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
     ) async throws {
         let app = try await buildApplication(
             service.configuration, logger: TestEnvironment.logger, pushSender: pushSender)
-        try await app.test(.live) { client in try await body(client.port!, client) }
+        let relay = OutboxRelay(
+            topology: Topology(service: "chat", publishes: ["message.sent", "match.accepted", "match.completed"]),
+            postgresURL: chat.url, amqpURL: service.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
+        try await app.test(.live) { client in
+            try await runBriefly([relay]) { try await body(client.port!, client) }
+        }
     }
 
-    /// Appends to a user's feed as the consumer does.
+    /// Publishes an event for `userId` as chat does, which notifications' consumer appends to their feed.
     func append(to userId: UUID, type: String = "message.sent", text: String) async throws {
-        try await service.database.pool.transaction { connection in
-            try FeedPostgresRepository.append(to: userId, type: type, dataJSON: #"{"text":"\#(text)"}"#, on: connection)
+        try await chat.pool.transaction { connection in
+            try Outbox.append(
+                json: JSONText(raw: #"{"recipients":["\#(userId.uuidString)"],"text":"\#(text)"}"#), type: type,
+                aggregateId: userId, version: 1, on: connection)
         }
     }
 

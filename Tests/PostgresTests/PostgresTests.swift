@@ -179,6 +179,22 @@ import Testing
         #expect(notifications == [PostgresNotification(channel: "things_changed", payload: "Käpylä")])
     }
 
+    @Test func aPreparedStatementFollowsItsTableWhenTheTableChanges() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let connection = try PostgresConnection(url: database.url)
+        try connection.query("INSERT INTO things (id, name) VALUES (\(UUID()), \("Käpylä"))")
+        let read: SQL = "SELECT * FROM things"
+        #expect(try connection.query(read).first?.decode("name", as: String.self) == "Käpylä")
+
+        try connection.execute(script: "ALTER TABLE things ADD COLUMN district text NOT NULL DEFAULT 'Kallio'")
+        // The statement prepared before the change fails once, as the server refuses a changed row shape to it…
+        #expect(throws: PostgresError.self) { try connection.query(read) }
+        // …and is prepared again on its next use, inside a transaction too.
+        let district = try connection.transaction { try $0.query(read).first?.decode("district", as: String.self) }
+        #expect(district == "Kallio")
+        #expect(try connection.query("LISTEN things_changed").isEmpty)
+    }
+
     @Test func migrationsApplyOnceEvenWhenStartedTogether() async throws {
         let database = try await TestDatabase.make(migrations: [])
         let migrator = PostgresMigrator(directories: Self.migrations, logger: TestEnvironment.logger)
