@@ -46,8 +46,8 @@ RABBIT_ENV=(
   RABBITMQ_CONF_ENV_FILE=/dev/null
   ERL_EPMD_PORT="$EPMD_PORT"
   ERL_EPMD_ADDRESS=127.0.0.1
-  # Keep the inter-node (distribution) port on loopback too.
-  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+  # Keep the inter-node (distribution) port on loopback too; and the flags of deploy/rabbitmq/erlang.args.
+  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1} $(sed 's/#.*//' "$ROOT/deploy/rabbitmq/erlang.args" | xargs)"
 )
 
 log() { echo "==> $*" >&2; }
@@ -126,8 +126,14 @@ start_postgres() {
 
   log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
   as_pg "$PGBIN/pg_ctl" start -w -t 60 -D "$PGDATA" -l "$LOGS/postgres.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN -c max_connections=1000" >/dev/null ||
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN -c max_connections=1000 $(postgres_settings)" >/dev/null ||
     { show_log_tail "$LOGS/postgres.log"; die "PostgreSQL did not start"; }
+}
+
+# The settings of deploy/postgres/tarrare.conf as `-c name=value` arguments.
+postgres_settings() {
+  sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/[[:space:]]*=[[:space:]]*/=/' -e 's/^/-c /' \
+    "$ROOT/deploy/postgres/tarrare.conf" | tr '\n' ' '
 }
 
 stop_postgres() {

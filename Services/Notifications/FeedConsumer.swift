@@ -14,15 +14,15 @@ enum FeedConsumer {
     static var handlers: EventHandlers {
         var handlers = EventHandlers()
         for producer in producers {
-            handlers.onEveryEvent(from: producer) { type, body, connection in
+            handlers.onEveryEvent(from: producer) { events, connection in
                 // Typing hints go to a conversation's members, so notifications keeps who they are.
-                if type == ConversationOpened.type || type == ConversationClosed.type {
-                    let conversation = try JSONDecoder().decode(Conversation.self, from: body)
+                for event in events where event.type == ConversationOpened.type || event.type == ConversationClosed.type {
+                    let conversation = try JSONDecoder().decode(Conversation.self, from: event.body)
                     try FeedPostgresRepository.setConversation(
                         conversation.conversationId, members: conversation.memberIds,
-                        isOpen: type == ConversationOpened.type, on: connection)
+                        isOpen: event.type == ConversationOpened.type, on: connection)
                 }
-                return try appendToFeeds(type: type, body: body, on: connection)
+                return try appendToFeeds(events, on: connection)
             }
         }
         return handlers
@@ -39,17 +39,20 @@ enum FeedConsumer {
         var recipients: [UUID]?
     }
 
-    /// One entry per recipient, its data the event without `recipients`, and the frames that bring the entries to
-    /// the recipients' sockets once committed; an event that names none changes nothing. A body that is no JSON
-    /// object throws, so that the message is dead-lettered.
-    static func appendToFeeds(type: String, body: Data, on connection: PostgresConnection) throws -> [LiveMessage] {
-        guard let recipients = try JSONDecoder().decode(Addressed.self, from: body).recipients, !recipients.isEmpty
-        else {
-            return []
+    /// One entry per recipient of each event, in the events' order, its data the event without `recipients`, and
+    /// the frames that bring the entries to the recipients' sockets once committed; an event that names none
+    /// changes nothing. A body that is no JSON object throws, so that the message is dead-lettered.
+    static func appendToFeeds(_ events: [ReceivedEvent], on connection: PostgresConnection) throws -> [LiveMessage] {
+        var entries: [FeedPostgresRepository.NewEntry] = []
+        for event in events {
+            let recipients = try JSONDecoder().decode(Addressed.self, from: event.body).recipients ?? []
+            let json = String(decoding: event.body, as: UTF8.self)
+            var seen = Set<UUID>()
+            for userId in recipients where seen.insert(userId).inserted {
+                entries.append(.init(userId: userId, type: event.type, eventJSON: json))
+            }
         }
-        return try FeedPostgresRepository.append(
-            to: Array(Set(recipients)), type: type, eventJSON: String(decoding: body, as: UTF8.self), on: connection
-        ).map { entry in
+        return try FeedPostgresRepository.append(entries, on: connection).map { entry in
             LiveMessage(
                 exchange: FeedRouting.liveExchange, routingKey: FeedRouting.liveKey(entry.userId),
                 body: Data(entry.frame.utf8))

@@ -7,36 +7,51 @@ import Postgres
 struct FeedPostgresRepository: Sendable {
     let database: PostgresPool
 
+    /// An entry to append: to whose feed, of which type, and the event's JSON (its `recipients` are left out).
+    struct NewEntry: Sendable {
+        var userId: UUID
+        var type: String
+        var eventJSON: String
+    }
+
     /// An entry just appended: whose it is and its frame.
     struct Appended: Sendable {
         var userId: UUID
+        var seq: Int64
         var frame: String
     }
 
-    /// Appends an entry to each user's feed, its data the event's JSON without `recipients`, in one statement. The
-    /// users' heads are locked in the order of their ids, so that two transactions never wait for each other.
-    static func append(to userIds: [UUID], type: String, eventJSON: String, on connection: PostgresConnection) throws
-        -> [Appended]
-    {
-        let users = userIds.sorted { $0.uuidString < $1.uuidString }.map(\.uuidString)
+    /// Appends the entries in one statement, each user's in the order given; returns them in the order of their
+    /// seqs. Each user's head moves once, by the number of their entries, and the heads are locked in the order of
+    /// the users' ids, so that two such statements never wait for each other in a circle.
+    static func append(_ entries: [NewEntry], on connection: PostgresConnection) throws -> [Appended] {
+        guard !entries.isEmpty else { return [] }
         return try connection.query(
             """
-            WITH heads AS (
-                INSERT INTO feed_heads (user_id, last_seq) SELECT u, 1 FROM unnest(\(users)::uuid[]) WITH ORDINALITY AS t(u, n)
-                ORDER BY n
-                ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + 1 RETURNING user_id, last_seq
+            WITH input AS (
+                SELECT * FROM unnest(\(entries.map(\.userId.uuidString))::uuid[], \(entries.map(\.type))::text[],
+                    \(entries.map(\.eventJSON))::jsonb[]) WITH ORDINALITY AS t(user_id, type, data, n)
+            ), heads AS (
+                INSERT INTO feed_heads (user_id, last_seq)
+                SELECT user_id, count(*) FROM input GROUP BY user_id ORDER BY user_id
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + excluded.last_seq
+                RETURNING user_id, last_seq
             )
             INSERT INTO feed (user_id, seq, type, data)
-            SELECT user_id, last_seq, \(type), \(JSONText(raw: eventJSON))::jsonb - 'recipients' FROM heads
-            RETURNING user_id, seq, created_at, data::text AS data
+            SELECT i.user_id,
+                h.last_seq - count(*) OVER (PARTITION BY i.user_id) + row_number() OVER (PARTITION BY i.user_id ORDER BY i.n),
+                i.type, i.data - 'recipients'
+            FROM input i JOIN heads h USING (user_id)
+            RETURNING user_id, seq, type, created_at, data::text AS data
             """
         ).map { row in
-            Appended(
-                userId: try row.decode("user_id"),
+            let seq: Int64 = try row.decode("seq")
+            return Appended(
+                userId: try row.decode("user_id"), seq: seq,
                 frame: FeedEntry.frame(
-                    seq: try row.decode("seq"), type: type, at: try row.decode("created_at"),
+                    seq: seq, type: try row.decode("type"), at: try row.decode("created_at"),
                     dataJSON: try row.decode("data")))
-        }
+        }.sorted { $0.seq < $1.seq }
     }
 
     /// The user's entries after `after`, oldest first.

@@ -19,13 +19,29 @@ public struct LiveMessage: Sendable, Equatable {
     }
 }
 
+/// An event as it arrived: its type (the routing key) and its JSON.
+public struct ReceivedEvent: Sendable {
+    public var type: String
+    public var body: Data
+
+    public init(type: String, body: Data) {
+        self.type = type
+        self.body = body
+    }
+}
+
 /// What a consumer handles, each event type from the producer that publishes it, applied inside the inbox
 /// transaction. The consumer's queues and bindings follow from these declarations.
 public struct EventHandlers: Sendable {
-    typealias Handler = @Sendable (Data, PostgresConnection) throws -> [LiveMessage]
+    /// Applies a run of consecutive events that share the handler, in order. `key` tells handlers apart.
+    struct Handler: Sendable {
+        var key: String
+        var apply: @Sendable ([ReceivedEvent], PostgresConnection) throws -> [LiveMessage]
+    }
+
     var handlers: [String: Handler] = [:]
     /// Handlers of every type of one producer, by its exchange, for types without a handler of their own.
-    var everyType: [String: @Sendable (String, Data, PostgresConnection) throws -> [LiveMessage]] = [:]
+    var everyType: [String: Handler] = [:]
     /// The types bound from each producer; `#` is every type.
     var subscriptions: [String: Set<String>] = [:]
 
@@ -36,20 +52,24 @@ public struct EventHandlers: Sendable {
         _ type: E.Type, from producer: String, _ handler: @escaping @Sendable (E, PostgresConnection) throws -> Void
     ) {
         subscriptions[producer, default: []].insert(E.type)
-        handlers[E.type] = { body, connection in
-            try handler(try Self.decoder.decode(E.self, from: body), connection)
+        handlers[E.type] = Handler(key: E.type) { events, connection in
+            for event in events {
+                try handler(try Self.decoder.decode(E.self, from: event.body), connection)
+            }
             return []
         }
     }
 
-    /// Applies `handler` to every event `producer` publishes that has no handler of its own, with its type and
-    /// JSON, for a consumer that needs to know no type (a feed). What it returns is published after the commit.
+    /// Applies `handler` to every event `producer` publishes that has no handler of its own, for a consumer that
+    /// needs to know no type (a feed). It gets the events that arrived together in order, to apply them in few
+    /// statements; what it returns is published after the commit.
     public mutating func onEveryEvent(
         from producer: String,
-        _ handler: @escaping @Sendable (_ type: String, _ body: Data, PostgresConnection) throws -> [LiveMessage]
+        _ handler: @escaping @Sendable (_ events: [ReceivedEvent], PostgresConnection) throws -> [LiveMessage]
     ) {
         subscriptions[producer, default: []].insert("#")
-        everyType[Topology.exchange(of: producer)] = handler
+        let exchange = Topology.exchange(of: producer)
+        everyType[exchange] = Handler(key: "every \(exchange)", apply: handler)
     }
 
     /// Applies `event` with the handler of its type, as the consumer would apply a delivery of it (tests apply
@@ -59,15 +79,12 @@ public struct EventHandlers: Sendable {
         guard let handler = handlers[E.type] else { return false }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        _ = try handler(try encoder.encode(event), connection)
+        _ = try handler.apply([ReceivedEvent(type: E.type, body: try encoder.encode(event))], connection)
         return true
     }
 
     func handler(for delivery: Delivery) -> Handler? {
-        if let handler = handlers[delivery.routingKey] { return handler }
-        guard let handler = everyType[delivery.exchange] else { return nil }
-        let type = delivery.routingKey
-        return { body, connection in try handler(type, body, connection) }
+        handlers[delivery.routingKey] ?? everyType[delivery.exchange]
     }
 
     static let decoder: JSONDecoder = {
@@ -198,16 +215,25 @@ public struct EventConsumer: Service {
         do {
             let live = try database.transaction { connection in
                 var new = try Inbox.record(applicable.map(\.messageId), on: connection)
+                // Each run of consecutive new events with the same handler goes to it at once.
                 var live: [LiveMessage] = []
+                var run: (handler: EventHandlers.Handler, events: [ReceivedEvent])?
                 for (delivery, messageId, handler) in applicable where new.remove(messageId) != nil {
-                    live += try handler(delivery.body, connection)
+                    let event = ReceivedEvent(type: delivery.routingKey, body: delivery.body)
+                    if run?.handler.key == handler.key {
+                        run?.events.append(event)
+                        continue
+                    }
+                    if let (handler, events) = run { live += try handler.apply(events, connection) }
+                    run = (handler, [event])
                 }
+                if let (handler, events) = run { live += try handler.apply(events, connection) }
                 return live
             }
             return (outcomes + applicable.map { ($0.delivery, .applied) }, live)
         } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
             throw error
-        } catch  where applicable.count > 1 {
+        } catch where applicable.count > 1 {
             var live: [LiveMessage] = []
             for item in applicable {
                 let (outcome, messages) = try apply(item.delivery, item.messageId, item.handler, database)
@@ -244,7 +270,7 @@ public struct EventConsumer: Service {
         do {
             let live = try database.transaction { connection in
                 guard try Inbox.record(messageId, on: connection) else { return nil as [LiveMessage]? }
-                return try handler(delivery.body, connection)
+                return try handler.apply([ReceivedEvent(type: delivery.routingKey, body: delivery.body)], connection)
             }
             if live == nil { logger.debug("skipped a duplicate", metadata: ["messageId": "\(messageId)"]) }
             return (.applied, live ?? [])

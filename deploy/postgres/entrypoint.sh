@@ -1,7 +1,7 @@
 #!/bin/bash
 # On an empty data directory: a cluster whose superuser `postgres` has POSTGRES_PASSWORD, password logins over TCP,
 # and the scripts of /docker-entrypoint-initdb.d run once against it before it takes connections. Then the server
-# runs in the foreground with the arguments given (`postgres -c name=value ...`).
+# runs in the foreground with the system's settings and the arguments given (`postgres -c name=value ...`).
 set -euo pipefail
 [[ ${1:-} == postgres ]] && shift
 
@@ -28,4 +28,7 @@ if [[ ! -s $PGDATA/PG_VERSION ]]; then
   pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
 fi
 
-exec postgres -D "$PGDATA" "$@"
+# The system's settings (deploy/postgres/tarrare.conf, each with its reason), then those the command gives.
+mapfile -t settings < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/[[:space:]]*=[[:space:]]*/=/' -e 's/^/-c\n/' \
+  /etc/postgresql/tarrare.conf)
+exec postgres -D "$PGDATA" "${settings[@]}" "$@"

@@ -4,6 +4,7 @@
 #   NB: with definitions to load RabbitMQ creates neither the guest user nor the default virtual host, so the
 #   definitions declare "/" themselves;
 # - logs to standard output;
+# - the Erlang VM's flags of deploy/rabbitmq/erlang.args;
 # - with RABBITMQ_CLUSTER_NODES (node names separated by spaces) a node of that cluster: a new node joins the first
 #   of them it reaches, and a node that comes back rejoins its cluster. The nodes share the Erlang cookie mounted at
 #   /run/secrets/erlang-cookie.
@@ -35,4 +36,6 @@ elif [[ -n ${RABBITMQ_CLUSTER_NODES:-} ]]; then
   exit 1
 fi
 
+RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="$(sed 's/#.*//' /etc/rabbitmq/erlang.args | xargs)"
+export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS
 exec /usr/lib/rabbitmq/bin/rabbitmq-server
