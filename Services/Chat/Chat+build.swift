@@ -9,7 +9,7 @@ import ServiceKit
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let topology = Topology(
         service: "chat", publishes: [ConversationOpened.type, ConversationClosed.type, MessageSent.type],
-        handlers: MatchEventsConsumer.handlers)
+        handlers: MatchEventsConsumer.handlers, downstream: ["notifications"])
     let builder = try await ServiceBuilder(
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
         topology: topology, bundle: .module)

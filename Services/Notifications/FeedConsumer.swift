@@ -16,7 +16,8 @@ enum FeedConsumer {
         for producer in producers {
             handlers.onEveryEvent(from: producer) { events, connection in
                 // Typing hints go to a conversation's members, so notifications keeps who they are.
-                for event in events where event.type == ConversationOpened.type || event.type == ConversationClosed.type {
+                for event in events where event.type == ConversationOpened.type || event.type == ConversationClosed.type
+                {
                     let conversation = try JSONDecoder().decode(Conversation.self, from: event.body)
                     try FeedPostgresRepository.setConversation(
                         conversation.conversationId, members: conversation.memberIds,

@@ -102,6 +102,17 @@ final class AMQPConnection {
         try Self.check(amqp_get_rpc_reply(state), "queue.bind \(queue)")
     }
 
+    /// The messages ready in `queue` (not counting those delivered and unacknowledged), asked without changing it;
+    /// throws when there is no such queue (the broker then closes the channel, so the connection is dropped).
+    func readyMessages(in queue: String) throws -> Int {
+        let strings = CStrings()
+        defer { withExtendedLifetime(strings) {} }
+        let reply = amqp_queue_declare(state, channel, strings.bytes(queue), 1, 0, 0, 0, tarrare_amqp_empty_table())
+        try Self.check(amqp_get_rpc_reply(state), "queue.declare passive \(queue)")
+        guard let reply else { throw AMQPError("queue.declare returned nothing") }
+        return Int(reply.pointee.message_count)
+    }
+
     /// Declares an exclusive, server-named queue that lives as long as this connection.
     func declareExclusiveQueue() throws -> String {
         let reply = amqp_queue_declare(

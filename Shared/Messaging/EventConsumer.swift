@@ -233,7 +233,7 @@ public struct EventConsumer: Service {
             return (outcomes + applicable.map { ($0.delivery, .applied) }, live)
         } catch let error as PostgresError where error.isConnectionFailure || !database.isHealthy {
             throw error
-        } catch where applicable.count > 1 {
+        } catch  where applicable.count > 1 {
             var live: [LiveMessage] = []
             for item in applicable {
                 let (outcome, messages) = try apply(item.delivery, item.messageId, item.handler, database)

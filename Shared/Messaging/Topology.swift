@@ -13,12 +13,16 @@ public struct Topology: Sendable {
     public let queues: [QueueDefinition]
     /// Exchanges besides its own and its producers' that the service publishes to (a live channel).
     public let otherExchanges: [String]
+    /// The services that take this one's events on to the people concerned (notifications, for chat): the messages
+    /// waiting in their queues of it count toward its `EventBacklog`.
+    public let downstream: [String]
 
     public init(
         service: String, publishes: [String] = [], handlers: EventHandlers = EventHandlers(), deliveryLimit: Int = 5,
-        otherExchanges: [String] = []
+        otherExchanges: [String] = [], downstream: [String] = []
     ) {
         self.service = service
+        self.downstream = downstream
         self.publishes = publishes
         self.otherExchanges = otherExchanges
         self.handlers = handlers

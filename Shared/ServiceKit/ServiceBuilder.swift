@@ -43,13 +43,22 @@ public struct ServiceBuilder {
         openAPI = try OpenAPIDocument.merging(
             String(contentsOf: url, encoding: .utf8),
             parts: openAPIParts.map { try String(contentsOf: $0, encoding: .utf8) })
+        // A service whose events go on to people sheds load when they fall behind (`BACKLOG_LIMIT` events).
+        let backlog =
+            try topology.downstream.isEmpty
+            ? nil
+            : EventBacklog(
+                topology: topology,
+                limit: EnvironmentReader(values: configuration.environment).integer("BACKLOG_LIMIT", in: 1...1_000_000)
+                    ?? 1_000,
+                postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL, logger: logger)
         router = makeServiceRouter(
             configuration: configuration, database: database, brokerStatus: brokerStatus,
-            metrics: metrics, openAPI: openAPI)
+            metrics: metrics, openAPI: openAPI, backlog: backlog)
         let relay = OutboxRelay(
             topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
             status: brokerStatus, logger: logger)
-        services = [database, relay]
+        services = [database, relay] + (backlog.map { [$0] } ?? [])
         if !topology.queues.isEmpty {
             services.append(
                 EventConsumer(

@@ -4,11 +4,11 @@ import Logging
 import Messaging
 import Postgres
 
-/// What every service's router has: problem+json errors, metrics, the body limit, health, metrics and the
-/// OpenAPI description. A service adds its own routes to the router this returns.
+/// What every service's router has: problem+json errors, metrics, the body limit, load shedding (for a service with
+/// a `backlog`), health, metrics and the OpenAPI description. A service adds its own routes to the router this returns.
 public func makeServiceRouter(
     configuration: ServiceConfiguration, database: PostgresPool, brokerStatus: BrokerStatus,
-    metrics: ServiceMetrics, openAPI: String? = nil
+    metrics: ServiceMetrics, openAPI: String? = nil, backlog: EventBacklog? = nil
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
     // Browsers take every answer as the type it names.
@@ -20,6 +20,9 @@ public func makeServiceRouter(
     }
     router.add(middleware: BodyLimitMiddleware(limit: configuration.maxBodyBytes))
     router.add(middleware: QueryTextMiddleware())
+    if let backlog {
+        router.add(middleware: LoadSheddingMiddleware(backlog: backlog, metrics: metrics))
+    }
     router.get("/health/live") { _, _ in ["status": "ok"] }
     router.get("/health/ready") { _, _ -> [String: String] in
         let isDatabaseReady = (try? await database.query("SELECT 1 AS one")) != nil
@@ -35,7 +38,9 @@ public func makeServiceRouter(
     router.get("/metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: metrics.render() + consumedEvents(brokerStatus))))
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string: metrics.render() + consumedEvents(brokerStatus) + backlogMetrics(backlog))))
     }
     if let openAPI {
         router.get("/openapi.yaml") { _, _ in

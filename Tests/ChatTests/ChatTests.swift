@@ -15,8 +15,10 @@ import Testing
 struct ChatTestApp: ServiceTestApp {
     let service: TestService
 
-    static func make() async throws -> ChatTestApp {
-        ChatTestApp(service: try await TestService.make("chat", migrations: ["Services/Chat/Migrations"]))
+    static func make(environment: [String: String] = [:]) async throws -> ChatTestApp {
+        ChatTestApp(
+            service: try await TestService.make(
+                "chat", migrations: ["Services/Chat/Migrations"], environment: environment))
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
@@ -165,5 +167,64 @@ extension MatchOpened {
         )
         .first?.decode("n", as: Int.self)
         #expect(opened == 1)
+    }
+
+    @Test func sendingIsRefusedWithRetryAfterWhileNotificationsIsBehindAndAcceptedOnceItCaughtUp() async throws {
+        let app = try await ChatTestApp.make(environment: ["BACKLOG_LIMIT": "3"])
+        // Notifications' queue of chat's events, with no notifications consuming it: what chat sends stays there.
+        var feeds = EventHandlers()
+        feeds.onEveryEvent(from: "chat") { _, _ in [] }
+        try Topology(service: "notifications", handlers: feeds).declare(amqpURL: app.broker.url)
+        let (olli, eero) = (UUID(), UUID())
+        let match = MatchOpened.between(orderer: olli, deliverer: eero)
+        try await app.apply { try ConversationPostgresRepository.open(match, on: $0) }
+        let token = try await app.token(olli, name: "Olli")
+        let path = "/v1/conversations/\(match.matchId)/messages"
+
+        try await app.test { client in
+            func send(_ text: String) async throws -> (HTTPResponse.Status, retryAfter: String?, type: String?) {
+                try await client.execute(
+                    uri: path, method: .post,
+                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"id":"\#(UUID().uuidString)","text":"\#(text)"}"#)
+                ) { response in
+                    let problem = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+                    return (
+                        response.status, response.headers[.retryAfter],
+                        (problem as? [String: Any])?["type"] as? String
+                    )
+                }
+            }
+            func backlog() async throws -> Int? {
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("event_backlog ") }
+                        .flatMap { Int($0.split(separator: " ")[1]) }
+                }
+            }
+            for number in 1...4 { #expect(try await send("Viesti \(number)").0 == .created) }
+            try await eventually("four messages waiting for notifications, measured") {
+                try await backlog() ?? 0 >= 4
+            }
+            let refused = try await send("one too many")
+            let (listed, _) = try await client.call(.get, "/v1/conversations", token: token)
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+
+            #expect(refused.0 == .serviceUnavailable)
+            #expect(refused.retryAfter == "1")
+            #expect(refused.type == "/problems/busy")
+            #expect(listed == .ok)
+            #expect(metrics.contains("event_backlog_limit 3"))
+            #expect(metrics.contains("requests_shed_total 1"))
+
+            try await app.broker.purge("notifications.chat")
+            try await eventually("the backlog measured again under the limit") { try await backlog() ?? 4 <= 3 }
+            #expect(try await send("after the catch-up").0 == .created)
+        }
+        let stored = try await app.database.pool.query("SELECT text FROM messages").map {
+            try $0.decode("text", as: String.self)
+        }
+        // What was refused changed nothing.
+        #expect(stored.count == 5)
+        #expect(!stored.contains("one too many"))
     }
 }

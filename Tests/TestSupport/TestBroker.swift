@@ -52,6 +52,11 @@ public struct TestBroker: Sendable {
         try await Self.rabbitmqctl(["close_all_connections", "--vhost", vhost, "test: connections closed on purpose"])
     }
 
+    /// Drops the ready messages of `queue`, as a consumer that caught up would have taken them.
+    public func purge(_ queue: String) async throws {
+        try await Self.api("DELETE", "queues/\(vhost)/\(queue)/contents")
+    }
+
     public func delete() async throws {
         try await Self.api("DELETE", "vhosts/\(vhost)")
     }

@@ -14,6 +14,8 @@ struct Gateway: Sendable {
     struct Answer: @unchecked Sendable {
         var status: UInt
         var json: [String: Any]
+        /// The seconds a busy service asked to wait (`Retry-After` of a 503 or 429).
+        var retryAfter: Double? = nil
 
         var isSuccess: Bool { (200..<300).contains(status) }
     }
@@ -60,10 +62,12 @@ struct Gateway: Sendable {
             let status = response.status.code
             let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
             measurements.record(operation, seconds: elapsed)
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
             if !(200..<300).contains(status) && !expected.contains(status) {
-                measurements.recordError(operation, String(status))
+                measurements.recordError(
+                    operation, retryAfter == nil ? String(status) : "\(status), refused with Retry-After")
             }
-            return Answer(status: status, json: json)
+            return Answer(status: status, json: json, retryAfter: retryAfter)
         } catch {
             measurements.recordError(operation, Self.describe(error))
             return nil

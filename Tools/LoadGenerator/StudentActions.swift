@@ -129,15 +129,22 @@ struct StudentActions: Sendable {
         return (id, partnerId)
     }
 
-    /// Sends one message to `recipientId`; the ledger follows it to the recipient's socket.
+    /// Sends one message to `recipientId`; the ledger follows it to the recipient's socket from the send that was
+    /// taken. A refusal with `Retry-After` is sent again (with the same id) after the time it asks, a few times.
     func send(_ sender: Student, to recipientId: String, in conversationId: String, text: String) async -> Bool {
         let messageId = UUID().uuidString.lowercased()
-        ledger.sending(message: messageId, to: recipientId, at: Stopwatch.now())
-        let answer = await gateway.call(
-            .POST, "/v1/conversations/\(conversationId)/messages", operation: "POST /v1/conversations/{id}/messages",
-            token: sender.token, body: ["id": messageId, "text": text])
-        if let answer, !answer.isSuccess { ledger.notSent(message: messageId) }
-        return answer?.isSuccess == true
+        for _ in 0..<5 {
+            ledger.sending(message: messageId, to: recipientId, at: Stopwatch.now())
+            let answer = await gateway.call(
+                .POST, "/v1/conversations/\(conversationId)/messages",
+                operation: "POST /v1/conversations/{id}/messages",
+                token: sender.token, body: ["id": messageId, "text": text])
+            if answer?.isSuccess == true { return true }
+            ledger.notSent(message: messageId)
+            guard let wait = answer?.retryAfter, wait <= 30 else { return false }
+            try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+        }
+        return false
     }
 
     /// Sends `count` messages a human pause apart, then waits until as many have come from the other member, so

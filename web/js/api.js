@@ -151,6 +151,12 @@ class Api {
         await this.refresh();
         if (this.session) continue;
       }
+      // A request that is safe to repeat (`retryBusy`) waits as long as a busy service asks, a few times.
+      const wait = Number(response.headers.get("Retry-After") ?? NaN);
+      if (response.status === 503 && options.retryBusy && attempt < 5 && wait >= 0 && wait <= 30) {
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        continue;
+      }
       if (options.raw && response.ok) return response;
       if (!response.ok) throw new ApiError(response.status, await problemOf(response));
       if (response.status === 204) return null;

@@ -65,8 +65,8 @@ function conversation(root, { api, feed, refreshUnread }, id) {
   ], async (element) => {
     const body = { id: uuid(), text: values(element).text };
     if (!body.text) return;
-    // The same id makes a retry after a lost answer harmless.
-    const message = await api.post(`/v1/conversations/${id}/messages`, body);
+    // The same id makes a retry harmless: after a lost answer, or when chat asks to wait while it is busy.
+    const message = await api.request("POST", `/v1/conversations/${id}/messages`, { body, retryBusy: true });
     text.value = "";
     add(message, "end");
     markRead();
