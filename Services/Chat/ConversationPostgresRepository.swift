@@ -60,45 +60,56 @@ struct ConversationPostgresRepository: Sendable {
 
     /// Sends a message, or returns the one already sent with this id by this sender. The second value says
     /// whether it was new.
+    ///
+    /// One statement, so that a message costs the database one round trip and one commit: it locks the membership
+    /// against a closing, finds a message already sent with this id, and only when there is none and the
+    /// conversation is open stores the message, the sender's read marker and the event, whose recipients are the
+    /// other members it found.
     func send(id: UUID, conversationId: UUID, sender: UUID, senderName: String, text: String) async throws -> (
         Message, Bool
     ) {
-        try await database.transaction { connection in
-            // One statement for the membership, locked against a closing, and for a message already sent with this
-            // id; one for the message and the sender's read marker; one for the event.
-            guard let membership = try Self.membership(conversationId, sender, on: connection, lock: true, message: id)
-            else {
-                throw ChatError.notFound
-            }
-            if let existing = membership.existing {
-                guard existing.senderId == sender, existing.conversationId == conversationId else {
-                    throw ChatError.idTaken
-                }
-                return (existing, false)
-            }
-            guard membership.isOpen else { throw ChatError.closed }
-            let message = try Message(
-                row: try connection.query(
-                    """
-                    WITH sent AS (
-                        INSERT INTO messages (id, conversation_id, sender_id, text)
-                        VALUES (\(id), \(conversationId), \(sender), \(text))
-                        RETURNING seq, id, conversation_id, sender_id, text, sent_at
-                    ), marked AS (
-                        INSERT INTO read_markers (conversation_id, user_id, last_read_seq)
-                        SELECT conversation_id, sender_id, seq FROM sent
-                        ON CONFLICT (conversation_id, user_id) DO UPDATE
-                        SET last_read_seq = greatest(read_markers.last_read_seq, excluded.last_read_seq)
-                    )
-                    SELECT id, conversation_id, sender_id, text, sent_at FROM sent
-                    """
-                ).first!)
-            try Outbox.append(
-                MessageSent(
-                    messageId: id, conversationId: conversationId, senderId: sender, senderName: senderName,
-                    recipients: membership.otherMembers, text: text, sentAt: message.sentAt), on: connection)
-            return (message, true)
-        }
+        let event = MessageSent(
+            messageId: id, conversationId: conversationId, senderId: sender, senderName: senderName, recipients: [],
+            text: text, sentAt: Date())
+        let row = try await database.query(
+            """
+            WITH member AS (
+                SELECT c.status = 'open' AS open,
+                    coalesce((SELECT jsonb_agg(o.user_id ORDER BY o.position) FROM conversation_members o
+                        WHERE o.conversation_id = c.id AND o.user_id <> \(sender)), '[]') AS others
+                FROM conversations c JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(sender)
+                WHERE c.id = \(conversationId)
+                FOR SHARE OF c
+            ), existing AS (
+                SELECT id, conversation_id, sender_id, text, sent_at FROM messages WHERE id = \(id)
+            ), sent AS (
+                INSERT INTO messages (id, conversation_id, sender_id, text, sent_at)
+                SELECT \(id), \(conversationId), \(sender), \(text), \(event.sentAt) FROM member
+                WHERE open AND NOT EXISTS (SELECT 1 FROM existing)
+                RETURNING seq, id, conversation_id, sender_id, text, sent_at
+            ), marked AS (
+                INSERT INTO read_markers (conversation_id, user_id, last_read_seq)
+                SELECT conversation_id, sender_id, seq FROM sent
+                ON CONFLICT (conversation_id, user_id) DO UPDATE
+                SET last_read_seq = greatest(read_markers.last_read_seq, excluded.last_read_seq)
+            ), \(Outbox.commonTableExpressions(
+                for: event, payload: "jsonb_set(\(try JSONText(event))::jsonb, '{recipients}', member.others)",
+                from: "sent, member"))
+            SELECT (SELECT open FROM member) AS open, (SELECT count(*) FROM notified) AS notified,
+                coalesce(s.id, e.id) AS id, coalesce(s.conversation_id, e.conversation_id) AS conversation_id,
+                coalesce(s.sender_id, e.sender_id) AS sender_id, coalesce(s.text, e.text) AS text,
+                coalesce(s.sent_at, e.sent_at) AS sent_at, s.id IS NOT NULL AS new
+            FROM (SELECT 1) one LEFT JOIN sent s ON true LEFT JOIN existing e ON true
+            """
+        ).first!
+        // NB: NULL when the sender is no member (or there is no such conversation).
+        guard try row.decode("open", as: Bool?.self) != nil else { throw ChatError.notFound }
+        if try row.decode("new", as: Bool.self) { return (try Message(row: row), true) }
+        // Not stored and no message with this id before: the conversation is closed.
+        guard try row.decode("id", as: UUID?.self) != nil else { throw ChatError.closed }
+        let existing = try Message(row: row)
+        guard existing.senderId == sender, existing.conversationId == conversationId else { throw ChatError.idTaken }
+        return (existing, false)
     }
 
     /// Moves the caller's read marker up to `messageId` (never back).
@@ -126,38 +137,17 @@ struct ConversationPostgresRepository: Sendable {
             """)
     }
 
-    private struct Membership {
-        var isOpen: Bool
-        var otherMembers: [UUID]
-        /// The message with the id asked about, in whichever conversation it is.
-        var existing: Message?
-    }
-
-    private static func membership(
-        _ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection, lock: Bool = false,
-        message: UUID? = nil
-    )
-        throws -> Membership?
+    /// Whether the conversation is open, when the user is one of its members; nil for anyone else.
+    private static func membership(_ conversationId: UUID, _ userId: UUID, on connection: PostgresConnection) throws
+        -> Bool?
     {
         try connection.query(
             """
-            SELECT c.status = 'open' AS open,
-                coalesce((SELECT string_agg(o.user_id::text, ',' ORDER BY o.position) FROM conversation_members o
-                    WHERE o.conversation_id = c.id AND o.user_id <> \(userId)), '') AS others,
-                m.id, m.conversation_id, m.sender_id, m.text, m.sent_at
+            SELECT c.status = 'open' AS open
             FROM conversations c JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(userId)
-            LEFT JOIN messages m ON m.id = \(message)
             WHERE c.id = \(conversationId)
-            \(unescaped: lock ? "FOR SHARE OF c" : "")
             """
-        ).first.map { row in
-            Membership(
-                isOpen: try row.decode("open"),
-                otherMembers: try row.decode("others", as: String.self).split(separator: ",").compactMap {
-                    UUID(uuidString: String($0))
-                },
-                existing: try row.decode("id", as: UUID?.self) == nil ? nil : try Message(row: row))
-        }
+        ).first?.decode("open")
     }
 
     // MARK: Events from other services

@@ -36,6 +36,24 @@ public enum Outbox {
             """)
     }
 
+    /// The outbox row of `event` as part of a larger statement that makes the change it reports, for a change that
+    /// is one statement without a transaction around it: two common table expressions, `outboxed` (the row, one per
+    /// row of `source`, with `payload`, SQL that gives its jsonb and may use `source`'s columns) and `notified` (the
+    /// relay's wake-up), which the statement's final query must read, as `(SELECT count(*) FROM notified)`.
+    public static func commonTableExpressions(
+        for event: some Event, payload: SQL, from source: String
+    ) -> SQL {
+        let type = type(of: event)
+        return """
+            outboxed AS (
+                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload)
+                SELECT \(UUID()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload)
+                FROM \(unescaped: source)
+                RETURNING 1
+            ), notified AS (SELECT pg_notify(\(channel), '') FROM outboxed)
+            """
+    }
+
     /// The NOTIFY channel the relay LISTENs on.
     static let channel = "outbox"
 

@@ -60,10 +60,19 @@ public final class PostgresPool: Service, Sendable {
         }
     }
 
-    /// Runs one statement.
+    /// Runs one statement, in a transaction of its own: a serialization failure or deadlock, which undid all of
+    /// it, runs it again, up to `attempts` times.
     @discardableResult
-    public func query(_ sql: SQL) async throws -> PostgresRows {
-        try await withConnection { try $0.query(sql) }
+    public func query(_ sql: SQL, attempts: Int = 5) async throws -> PostgresRows {
+        var attempt = 1
+        while true {
+            do {
+                return try await withConnection { try $0.query(sql) }
+            } catch let error as PostgresError where error.isRetryable && attempt < attempts {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(10 * attempt))))
+            }
+        }
     }
 
     /// Runs `body` in a transaction, committed when it returns and rolled back when it throws. Serialization

@@ -70,6 +70,9 @@ extension MatchOpened {
             let (retry, again) = try await client.call(
                 .post, "\(path)/messages", token: olliToken, body: ["id": sent[0], "text": "Hei 1 👋"])
             #expect(retry == .ok && again["text"] as? String == "Hei 1 👋")
+            let (taken, _) = try await client.call(
+                .post, "\(path)/messages", token: eeroToken, body: ["id": sent[1], "text": "Not mine"])
+            #expect(taken == .conflict)
 
             let (_, list) = try await client.call(.get, "/v1/conversations", token: eeroToken)
             let conversation = try #require((list["conversations"] as? [[String: Any]])?.first)
