@@ -18,6 +18,16 @@ struct FeedEntry: Sendable, Equatable {
     var seq: Int64
     var frame: String
 
+    /// The seq of a frame `frame(seq:…)` made, read from its start; nil for any other message (a hint).
+    static func seq(ofFrame frame: Data) -> Int64? {
+        let prefix = Array(#"{"seq":"#.utf8)
+        guard frame.starts(with: prefix) else { return nil }
+        let digits = frame.dropFirst(prefix.count).prefix(while: {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        })
+        return Int64(String(decoding: digits, as: UTF8.self))
+    }
+
     static func frame(seq: Int64, type: String, at: Date, dataJSON: String) -> String {
         let time = at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         return #"{"seq":\#(seq),"type":"\#(type)","at":"\#(time)","data":\#(dataJSON)}"#

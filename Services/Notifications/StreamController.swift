@@ -173,8 +173,7 @@ final class StreamCursor: @unchecked Sendable {
 
     /// A live message: a feed entry (with seq), or a hint that is passed on as it is.
     func receive(_ frame: Data) async throws {
-        struct Seq: Decodable { var seq: Int64? }
-        guard let seq = (try? JSONDecoder().decode(Seq.self, from: frame))?.seq else {
+        guard let seq = FeedEntry.seq(ofFrame: frame) else {
             try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
             return
         }

@@ -259,11 +259,14 @@ final class AMQPConnection {
         try Self.check(amqp_get_rpc_reply(state), "basic.qos")
     }
 
-    func consume(queue: String, exclusive: Bool = false) throws {
+    /// Consumes `queue`; with `acknowledged` false the broker forgets each message once sent (for what is only a
+    /// hint and lost with the connection anyway).
+    func consume(queue: String, exclusive: Bool = false, acknowledged: Bool = true) throws {
         let strings = CStrings()
         defer { withExtendedLifetime(strings) {} }
         amqp_basic_consume(
-            state, channel, strings.bytes(queue), tarrare_amqp_empty_bytes(), 0, 0, exclusive ? 1 : 0,
+            state, channel, strings.bytes(queue), tarrare_amqp_empty_bytes(), 0, acknowledged ? 0 : 1,
+            exclusive ? 1 : 0,
             tarrare_amqp_empty_table())
         try Self.check(amqp_get_rpc_reply(state), "basic.consume \(queue)")
     }

@@ -107,8 +107,9 @@ public final class LiveChannel: Service, Sendable {
                 for key in wanted.withLockedValue({ Array($0.keys) }) {
                     try broker.bindQueue(queue, exchange: exchange, routingKey: key)
                 }
-                try broker.setPrefetch(256)
-                try broker.consume(queue: queue, exclusive: true)
+                // NB: without acknowledgements: the queue lives only as long as this connection, so an ack would
+                // keep nothing that a lost connection does not lose anyway, and each cost the broker a frame.
+                try broker.consume(queue: queue, exclusive: true, acknowledged: false)
                 status.set("live", connected: true)
                 backoff.reset()
                 while !loop.isStopping {
@@ -136,7 +137,6 @@ public final class LiveChannel: Service, Sendable {
                     if receivesNothing { _ = commandQueued.wait(timeout: .now() + 0.05) }
                     guard let delivery = try broker.nextDelivery(timeout: receivesNothing ? 0 : 0.05) else { continue }
                     receiver.withLockedValue { $0 }?.receive(delivery.routingKey, delivery.body)
-                    try broker.ack(delivery.tag)
                 }
             } catch {
                 status.set("live", connected: false)

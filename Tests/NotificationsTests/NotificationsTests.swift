@@ -111,6 +111,14 @@ enum StreamClient {
 }
 
 @Suite(.timeLimit(.minutes(2))) struct NotificationsTests {
+    @Test func aFramesSeqIsReadFromItsStartAndAHintHasNone() {
+        let frame = FeedEntry.frame(seq: 4_812, type: "message.sent", at: Date(), dataJSON: #"{"text":"{\"seq\":1}"}"#)
+        let hint = #"{"type":"typing","data":{"seq":7}}"#
+
+        #expect(FeedEntry.seq(ofFrame: Data(frame.utf8)) == 4_812)
+        #expect(FeedEntry.seq(ofFrame: Data(hint.utf8)) == nil)
+    }
+
     @Test func onlyTheConcernedUsersHearOfAnEvent() throws {
         let (orderer, deliverer, stranger) = (UUID(), UUID(), UUID())
         let offer = OfferMade(
