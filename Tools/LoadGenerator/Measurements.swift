@@ -20,6 +20,15 @@ final class Measurements: Sendable {
         var operations = 0
         var slow = 0
         var slowest = 0.0
+        /// Every operation's seconds, for the second's percentiles.
+        var durations: [Double] = []
+
+        /// The second's 99th percentile.
+        var p99: Double {
+            guard !durations.isEmpty else { return 0 }
+            let sorted = durations.sorted()
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        }
     }
 
     /// What counts as slow in the timeline.
@@ -34,6 +43,7 @@ final class Measurements: Sendable {
             let index = Int(Stopwatch.now() - state.since)
             var second = state.seconds[index] ?? Second()
             second.operations += 1
+            second.durations.append(seconds)
             if seconds > Self.slowSeconds {
                 second.slow += 1
                 second.slowest = max(second.slowest, seconds)
