@@ -22,11 +22,14 @@ import Testing
         }
     }
 
-    @Test func aPrefixThatBeginsManyNamesScoresOnlyTheNearestOfThem() async throws {
+    // The campus has a few hundred places: few candidates make "r" begin more names than are scored, as "rav" does in
+    // a city, and a small crowded prefix makes the search find them by distance.
+    @Test(arguments: [1_000, 5])
+    func aPrefixThatBeginsManyNamesScoresOnlyTheNearestOfThem(crowdedPrefix: Int) async throws {
         let app = try await PlacesTestApp.make()
         try await app.importFile(PlacesTestApp.bundledData)
-        // The campus has a few hundred places; a small threshold makes "r" crowded as "rav" is in a city.
-        let repository = PlacePostgresRepository(database: app.database.pool, crowdedPrefix: 20)
+        let repository = PlacePostgresRepository(
+            database: app.database.pool, prefixCandidates: 10, crowdedPrefix: crowdedPrefix)
         let porthania = Coordinate(latitude: 60.1697, longitude: 24.9484)
 
         let crowded = try await repository.search(
@@ -36,13 +39,173 @@ import Testing
         let nearest = try await app.database.pool.query(
             """
             SELECT id FROM places WHERE retired_at IS NULL AND name_key LIKE 'r%'
-            ORDER BY location <-> ST_SetSRID(ST_MakePoint(24.9484, 60.1697), 4326)::geography LIMIT 20
+            ORDER BY location <-> ST_SetSRID(ST_MakePoint(24.9484, 60.1697), 4326)::geography LIMIT 10
             """
         ).map { try $0.decode("id", as: UUID.self) }
+        let begun = try await app.database.pool.query(
+            "SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL AND name_key LIKE 'r%'"
+        ).first!.decode("n", as: Int.self)
 
-        #expect(crowded.count == 10)
-        #expect(crowded.allSatisfy { nearest.contains($0.id) })
+        #expect(begun > 10)
+        #expect(Set(crowded.map(\.id)) == Set(nearest))
         #expect(exact.first?.name == "Porthania")
+    }
+
+    @Test(arguments: [
+        ("caf", 60.1697, 24.9484), ("kah", 60.1697, 24.9484), ("uni", 60.1697, 24.9484), ("porthnia", 60.1697, 24.9484),
+        ("yliopistonkatu", 60.1697, 24.9484), ("ravintola", 60.1697, 24.9484), ("ka", 60.1697, 24.9484),
+        ("caf", 60.1920, 24.9300), ("res", 60.1920, 24.9300), ("kai", 60.1920, 24.9300), ("unicfae", 60.1920, 24.9300),
+    ])
+    func searchRanksAsScoringEveryMatchWouldWhenTheNamesTheTextBeginsAreFew(
+        text: String, latitude: Double, longitude: Double
+    ) async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        let repository = PlacePostgresRepository(database: app.database.pool)
+
+        let found = try await repository.search(
+            text: text, near: Coordinate(latitude: latitude, longitude: longitude), campus: "helsinki.fi", kind: nil,
+            limit: 10)
+        let expected = try await app.everyMatchRanked(text, latitude: latitude, longitude: longitude, limit: 10)
+
+        #expect(!found.isEmpty)
+        #expect(found.map(\.name) == expected.map(\.name))
+        #expect(zip(found, expected).allSatisfy { abs(($0.distanceMeters ?? -1) - $1.distance) < 0.01 })
+    }
+
+    @Test(arguments: [PlaceKind?.none, .restaurant])
+    func theNamesATextBeginsAreFoundAlikeByNameAndByDistance(kind: PlaceKind?) async throws {
+        let app = try await PlacesTestApp.make()
+        try await app.importFile(PlacesTestApp.bundledData)
+        let byName = PlacePostgresRepository(database: app.database.pool)
+        let byDistance = PlacePostgresRepository(database: app.database.pool, crowdedPrefix: 0)
+        let point = Coordinate(latitude: 60.1720, longitude: 24.9450)
+        // Places that tie in score and distance may come in either order: their names and distances are compared.
+        func search(_ repository: PlacePostgresRepository, _ text: String) async throws -> [String] {
+            try await repository.search(text: text, near: point, campus: "helsinki.fi", kind: kind, limit: 10)
+                .map { "\($0.name) \($0.distanceMeters ?? -1)" }
+        }
+
+        var named: [[String]] = []
+        var walked: [[String]] = []
+        for text in ["r", "ka", "caf", "uni", "kai", "ravintola", "porthania", "cafe%"] {
+            named.append(try await search(byName, text))
+            walked.append(try await search(byDistance, text))
+        }
+
+        #expect(walked == named)
+        #expect(named.filter { !$0.isEmpty }.count >= 6)
+    }
+
+    @Test func placesTheTextOnlyResemblesAreLookedForAsFarAsTheyCanRank() {
+        #expect(PlaceQuery.reach(beside: [1.2, 1.1], limit: 3) == .anywhere)
+        #expect(PlaceQuery.reach(beside: [1.2, 1.1, 0.7], limit: 3) == .anywhere)
+        #expect(PlaceQuery.reach(beside: [1.2, 1.1, 0.875], limit: 3) == .within(meters: 1_251))
+        #expect(PlaceQuery.reach(beside: [1.2, 1.1, 1], limit: 3) == .within(meters: 1))
+        #expect(PlaceQuery.reach(beside: [1.2, 1.1, 1.01], limit: 3) == .nowhere)
+        #expect(PlaceQuery.reach(beside: [1.2, 0.8, 0.75], limit: 3, best: 0.75) == .within(meters: 1))
+        #expect(PlaceQuery.reach(beside: [1.2, 0.8, 0.375], limit: 3, best: 0.75) == .anywhere)
+        #expect(PlaceQuery.reach(beside: [1.2, 0.8, 0.5], limit: 3, best: 0.75) == .within(meters: 2_501))
+    }
+
+    @Test func thePrefixEndComesAfterEveryTextThePrefixBegins() {
+        #expect(PlaceQuery.prefixEnd(of: "rav") == "raw")
+        #expect(PlaceQuery.prefixEnd(of: "kapulä") == "kapulå")
+        #expect(PlaceQuery.prefixEnd(of: "a\u{D7FF}") == "a\u{E000}")
+        #expect(PlaceQuery.prefixEnd(of: "a\u{10FFFF}") == "b")
+        #expect(PlaceQuery.prefixEnd(of: "\u{10FFFF}") == nil)
+        #expect(PlaceQuery.prefixEnd(of: "") == nil)
+    }
+
+    @Test func searchRanksAsScoringEveryMatchWouldAmongACitysPlaces() async throws {
+        let app = try await PlacesTestApp.make()
+        var random = SplitMix64(seed: 2_026)
+        let city = PlacesTestApp.city(count: 4_000, random: &random)
+        try await app.importFile(try PlacesTestApp.collection(city.features), campus: "helsinki.fi")
+        let repository = PlacePostgresRepository(database: app.database.pool)
+        // As typed: the first letters of a name, or its last word with two letters swapped.
+        let texts = (0..<40).map { index in
+            let name = city.names[Int(random.next() % UInt64(city.names.count))]
+            guard index % 2 == 1 else { return String(name.prefix(3 + Int(random.next() % 4))) }
+            var letters = Array(name.split(separator: " ").last!)
+            letters.swapAt(1, 2)
+            return String(letters)
+        }
+
+        var found: [[String]] = []
+        var expected: [[String]] = []
+        for (index, text) in texts.enumerated() {
+            let latitude = 60.1312 + Double(index % 5) * 0.02
+            found.append(
+                try await repository.search(
+                    text: text, near: Coordinate(latitude: latitude, longitude: 24.9497), campus: "helsinki.fi",
+                    kind: nil, limit: 10
+                ).map { "\($0.name) \(Int(($0.distanceMeters ?? -1) * 100))" })
+            expected.append(
+                try await app.everyMatchRanked(text, latitude: latitude, longitude: 24.9497, limit: 10).map {
+                    "\($0.name) \(Int($0.distance * 100))"
+                })
+        }
+
+        #expect(found == expected)
+        #expect(found.joined().count > 200)
+    }
+
+    // The text begins three names, and resembles "Kapuxi" closely (0.8; "Kapuri" less, 0.67, as "kapul" is longer)
+    // and "Kapa" less still (0.6; 0.5): seven of the former lie 2 km north, one of the latter 30 m from the searcher,
+    // another 1.1 km.
+    @Test(arguments: [("kapu", "Kapuxi", 60.1881), ("kapul", "Kapuri", 60.1855)])
+    func aNearNameThatResemblesTheTextLessRanksAheadOfFarOnesThatResembleItMore(
+        text: String, resemblingMore: String, latitude: Double
+    ) async throws {
+        let app = try await PlacesTestApp.make()
+        let begun = ["sa", "ri", "to"].enumerated().map { index, syllable in
+            PlacesTestApp.feature(id: index + 1, name: "\(text.capitalized)\(syllable)talo", latitude: 60.1742)
+        }
+        let more = (0..<7).map { index in
+            PlacesTestApp.feature(
+                id: index + 10, name: "Ravintola \(resemblingMore) \(index)",
+                latitude: latitude + Double(index) * 0.0001,
+                isRestaurant: true)
+        }
+        let less = [
+            PlacesTestApp.feature(id: 20, name: "Ravintola Kapa", latitude: 60.1700, isRestaurant: true),
+            PlacesTestApp.feature(id: 21, name: "Kahvila Kapa", latitude: 60.1796, isRestaurant: true),
+        ]
+        try await app.importFile(try PlacesTestApp.collection(begun + more + less), campus: "helsinki.fi")
+        let repository = PlacePostgresRepository(database: app.database.pool)
+
+        let found = try await repository.search(
+            text: text, near: Coordinate(latitude: 60.1697, longitude: 24.9484), campus: "helsinki.fi", kind: nil,
+            limit: 10)
+        let expected = try await app.everyMatchRanked(text, latitude: 60.1697, longitude: 24.9484, limit: 10)
+
+        #expect(found.map(\.name) == expected.map(\.name))
+        #expect(found.prefix(4).map(\.name).last == "Ravintola Kapa")
+        #expect(!found.contains { $0.name == "Kahvila Kapa" })
+    }
+
+    @Test func aNameThatHoldsTheTextAsAWordRanksAheadOfFarNamesTheTextBegins() async throws {
+        let app = try await PlacesTestApp.make()
+        // Twelve names "kap" begins lie 4 km north; "Ravintola Kap" 100 m and "Kahvila Kap" 1 km from the searcher.
+        let far = (0..<12).map { index in
+            PlacesTestApp.feature(
+                id: index + 1, name: "Kapulatalo \(index)", latitude: 60.2057 + Double(index) * 0.0005)
+        }
+        let near = [
+            PlacesTestApp.feature(id: 100, name: "Ravintola Kap", latitude: 60.1706, isRestaurant: true),
+            PlacesTestApp.feature(id: 101, name: "Kahvila Kap", latitude: 60.1787, isRestaurant: true),
+        ]
+        try await app.importFile(try PlacesTestApp.collection(far + near), campus: "helsinki.fi")
+        let repository = PlacePostgresRepository(database: app.database.pool)
+
+        let found = try await repository.search(
+            text: "kap", near: Coordinate(latitude: 60.1697, longitude: 24.9484), campus: "helsinki.fi", kind: nil,
+            limit: 10)
+
+        #expect(found.count == 10)
+        #expect(found.first?.name == "Ravintola Kap")
+        #expect(found.dropFirst().allSatisfy { $0.name.hasPrefix("Kapulatalo") })
     }
 
     @Test func searchIgnoresAccents() async throws {
@@ -355,6 +518,76 @@ extension PlacesTestApp {
         extraFixture.deletingLastPathComponent().appendingPathComponent(name)
     }
 
+    /// Every place whose text matches `text` scored and ranked as the search scores its candidates.
+    func everyMatchRanked(_ text: String, latitude: Double, longitude: Double, limit: Int) async throws
+        -> [(name: String, distance: Double)]
+    {
+        let rows = try await service.database.pool.transaction { connection in
+            try connection.execute(script: "SET LOCAL pg_trgm.word_similarity_threshold = 0.45")
+            return try connection.query(
+                """
+                WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography AS point),
+                typed AS (SELECT lower(unaccent(\(text))) AS q)
+                SELECT p.name, ST_Distance(p.location, here.point) AS distance,
+                    word_similarity(typed.q, p.search_text)
+                        + CASE WHEN p.name_key LIKE typed.q || '%' THEN 0.5 ELSE 0 END
+                        + CASE WHEN p.name_key = typed.q THEN 0.25 ELSE 0 END
+                        - least(ST_Distance(p.location, here.point) / 10000.0, 0.3) AS score
+                FROM places p, here, typed
+                WHERE p.retired_at IS NULL AND p.campus = 'helsinki.fi'
+                  AND (p.name_key LIKE typed.q || '%' OR length(typed.q) >= 3
+                      AND (typed.q <% p.search_text OR p.search_text LIKE '%' || typed.q || '%'))
+                ORDER BY score DESC, distance, p.name
+                LIMIT \(limit)
+                """)
+        }
+        return try rows.map { (try $0.decode("name"), try $0.decode("distance")) }
+    }
+
+    /// `count` places named like a city's (`Ravintola Kapulä`, `Mörötalo`, four in five to eat) over a box as wide
+    /// as a city around the campus, and their names.
+    static func city(count: Int, random: inout SplitMix64) -> (features: [[String: Any]], names: [String]) {
+        let syllables = ["ka", "pu", "lä", "mö", "ri", "sa", "to", "vi", "ne", "jo", "hä", "ku", "ly", "pe", "so"]
+        let kinds = ["Ravintola", "Kahvila", "Café", "Pizzeria", "Bistro", "Pub", "Deli"]
+        func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
+        var features: [[String: Any]] = []
+        var names: [String] = []
+        for index in 0..<count {
+            let word = (0..<(2 + Int(random.next() % 2))).map { _ in pick(syllables) }.joined().capitalized
+            let isRestaurant = random.next() % 5 != 0
+            let name = isRestaurant ? "\(pick(kinds)) \(word)" : "\(word)talo"
+            names.append(name)
+            features.append(
+                feature(
+                    id: index + 1, name: name, latitude: 60.0712 + Double(random.next() % 20_000) / 100_000,
+                    longitude: 24.7497 + Double(random.next() % 40_000) / 100_000, isRestaurant: isRestaurant))
+        }
+        return (features, names)
+    }
+
+    /// A named point feature: a building, or a restaurant.
+    static func feature(
+        id: Int, name: String, latitude: Double, longitude: Double = 24.9484, isRestaurant: Bool = false
+    ) -> [String: Any] {
+        var properties: [String: Any] = ["osm_type": "node", "osm_id": id, "name": name]
+        if isRestaurant {
+            properties["amenity"] = "restaurant"
+        } else {
+            properties["building"] = "yes"
+        }
+        return [
+            "type": "Feature", "properties": properties,
+            "geometry": ["type": "Point", "coordinates": [longitude, latitude]],
+        ]
+    }
+
+    /// A file of `features` as one collection.
+    static func collection(_ features: [[String: Any]]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("places-\(UUID()).geojson")
+        try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": features]).write(to: url)
+        return url
+    }
+
     /// How many places are in service.
     func inService() async throws -> Int {
         try await service.database.pool.query("SELECT count(*)::int AS n FROM places WHERE retired_at IS NULL").first!
@@ -363,5 +596,22 @@ extension PlacesTestApp {
 
     func outboxTypes() async throws -> [String] {
         try await service.database.pool.query("SELECT type FROM outbox ORDER BY seq").map { try $0.decode("type") }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that a test's places are the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }

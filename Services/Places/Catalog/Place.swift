@@ -58,6 +58,9 @@ package struct Place: Codable, Sendable, Equatable {
 package enum PlaceQuery {
     package static let maxRadiusMeters = 5000.0
     package static let maxQueryLength = 100
+    /// How much a place's text must resemble a typed text to match it (pg_trgm's word similarity). NB: 0.6, its
+    /// default, misses one-letter typos in short names ("porthnia" scores 0.58 against "porthania").
+    static let likeness = 0.45
 
     package static func kind(_ raw: String?) throws(PlaceError) -> PlaceKind? {
         guard let raw else { return nil }
@@ -79,6 +82,50 @@ package enum PlaceQuery {
             throw .invalid(field: field, "\(field) is a longitude from -180 to 180.")
         }
         return value
+    }
+
+    /// Where to look for the places a text only resembles.
+    enum Reach: Equatable {
+        case nowhere
+        case within(meters: Double)
+        case anywhere
+    }
+
+    /// How far from the searcher a place may lie and still rank among the best `limit` of `scores`, when it scores
+    /// at most `best` before its distance is taken off (0.1 a kilometre, up to 0.3): anywhere while the scores do not
+    /// fill the page or the lowest of them is 0.3 or more below `best`, nowhere when it is above `best`. A place the
+    /// text only resembles scores at most 1 (its text holds the text's words, and the text begins no name of it).
+    static func reach(beside scores: [Double], limit: Int, best: Double = 1) -> Reach {
+        guard scores.count >= limit, let lowest = scores.min(), best - lowest < 0.3 else { return .anywhere }
+        guard lowest <= best else { return .nowhere }
+        // A metre more, for rounding.
+        return .within(meters: (best - lowest) * 10_000 + 1)
+    }
+
+    /// How much a place's text must resemble a typed text to be looked for first, and then second, when the text
+    /// begins a few names but resembles thousands of others ("mitoto" resembles every word that begins "mito"): one
+    /// that resembles it less scores less than that, less its distance.
+    static let closeLikenesses = [0.7, 0.6]
+
+    /// The widest circle around the searcher whose places are read one by one to find those a text resembles;
+    /// past it, asking the trigram index for all of them is cheaper (a city has some 2,000 places in such a circle).
+    static let widestNearSearch = 1_200.0
+
+    /// The least text after all that `prefix` begins, in code point order (PostgreSQL's `text_pattern_ops` and
+    /// `"C"`): its last character's successor; nil when that is past the last character there is, all the way back.
+    static func prefixEnd(of prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            // NB: the surrogates, U+D800 to U+DFFF, are no characters.
+            let value = last.value == 0xD7FF ? 0xE000 : last.value + 1
+            if let successor = Unicode.Scalar(value) {
+                scalars.append(successor)
+                var end = String.UnicodeScalarView()
+                end.append(contentsOf: scalars)
+                return String(end)
+            }
+        }
+        return nil
     }
 
     /// Search text in the form the index holds: lower case without accents is done by PostgreSQL's unaccent;

@@ -3,89 +3,29 @@ import Foundation
 import Messaging
 import Postgres
 
-/// Places' data in its own PostgreSQL database with PostGIS and pg_trgm: the only file with SQL.
+/// Places' data in its own PostgreSQL database with PostGIS and pg_trgm: with `+search`, the only file with SQL.
 package struct PlacePostgresRepository: Sendable {
     let database: PostgresPool
-    /// How many names a typed prefix may begin before only the nearest that many of them are scored.
+    /// How many of the names a typed text begins are scored: the nearest that many, with those equal to the text.
+    var prefixCandidates = 50
+    /// How many names a typed text may begin and still be found by name; past it, the nearest are found by distance.
     var crowdedPrefix = 1_000
 
-    package init(database: PostgresPool, crowdedPrefix: Int = 1_000) {
+    package init(database: PostgresPool, prefixCandidates: Int = 50, crowdedPrefix: Int = 1_000) {
         self.database = database
+        self.prefixCandidates = prefixCandidates
         self.crowdedPrefix = crowdedPrefix
     }
 
     /// Places' own migrations, to run after the outbox's and the inbox's.
     package static let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil)!
 
-    private static let placeColumns: SQL = """
+    static let placeColumns: SQL = """
         id, name, kind, subtype, cuisine, street, housenumber, postcode, city, opening_hours, campus,
         ST_Y(location::geometry) AS latitude, ST_X(location::geometry) AS longitude
         """
 
-    // MARK: Search
-
-    /// Places whose name or address matches `text` as typed (prefixes, a typo, any accents or case), best match
-    /// first with nearer places ahead among similar matches.
-    package func search(text: String, near point: Coordinate, campus: String, kind: PlaceKind?, limit: Int) async throws
-        -> [Place]
-    {
-        try await database.transaction { connection in
-            // NB: the default 0.6 misses one-letter typos in short names ("porthnia" scores 0.58 against "porthania").
-            try connection.execute(script: "SET LOCAL pg_trgm.word_similarity_threshold = 0.45")
-            // The query is normalised first so that the planner sees constants it can match to the indexes.
-            let query: String = try connection.query("SELECT lower(unaccent(\(text))) AS q").first!.decode("q")
-            let prefix = PlaceQuery.likeEscaped(query) + "%"
-            let kindFilter: SQL = "(\(kind?.rawValue)::text IS NULL OR p.kind = \(kind?.rawValue))"
-            // NB: when the text begins thousands of names (a city's "rav" of every Ravintola), scoring every match
-            // takes most of a second. Then the best matches are among those names anyway: only the nearest of them
-            // and the names equal to the text are scored.
-            let isCrowded: Bool = try connection.query(
-                """
-                SELECT count(*) > \(crowdedPrefix) AS crowded FROM (
-                    SELECT 1 FROM places p WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter)
-                      AND p.name_key LIKE \(prefix) LIMIT \(crowdedPrefix + 1)) AS m
-                """
-            ).first!.decode("crowded")
-            // Crowded: the nearest names the text begins and the names equal to it, joined. Otherwise every match;
-            // trigram matching needs three characters, so shorter text matches name prefixes only.
-            let candidates: SQL
-            let matches: SQL
-            if isCrowded {
-                candidates = """
-                    JOIN (
-                        (SELECT p.id AS place_id FROM places p, here
-                         WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND p.name_key LIKE \(prefix)
-                         ORDER BY p.location <-> here.point LIMIT \(crowdedPrefix))
-                        UNION
-                        SELECT p.id FROM places p
-                        WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter) AND p.name_key = \(query)
-                    ) AS candidate ON candidate.place_id = p.id
-                    """
-                matches = "TRUE"
-            } else {
-                candidates = ""
-                matches =
-                    query.count >= 3
-                    ? "(\(query) <% p.search_text OR p.name_key LIKE \(prefix) OR p.search_text LIKE \("%" + prefix))"
-                    : "p.name_key LIKE \(prefix)"
-            }
-            let rows = try connection.query(
-                """
-                WITH here AS (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326)::geography AS point)
-                SELECT \(Self.placeColumns), ST_Distance(p.location, here.point) AS distance,
-                    word_similarity(\(query), p.search_text)
-                        + CASE WHEN p.name_key LIKE \(prefix) THEN 0.5 ELSE 0 END
-                        + CASE WHEN p.name_key = \(query) THEN 0.25 ELSE 0 END
-                        - least(ST_Distance(p.location, here.point) / 10000.0, 0.3) AS score
-                FROM here, places p \(candidates)
-                WHERE p.retired_at IS NULL AND p.campus = \(campus) AND \(kindFilter)
-                  AND \(matches)
-                ORDER BY score DESC, distance, p.name
-                LIMIT \(limit)
-                """)
-            return try rows.map { try Place(row: $0) }
-        }
-    }
+    // MARK: Nearby
 
     /// Places within `radius` meters of `point`, nearest first.
     package func nearby(_ point: Coordinate, radius: Double, campus: String, kind: PlaceKind?, limit: Int) async throws
