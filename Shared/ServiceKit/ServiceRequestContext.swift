@@ -57,9 +57,15 @@ extension Request {
     }
 
     /// Decodes the JSON body, turning every malformed or mistyped input into a 400 problem that names the field.
-    public func decodeJSON<T: Decodable>(as type: T.Type, context: ServiceRequestContext) async throws -> T {
+    /// `emptyAs`: what a request without a body stands for, when it may have none.
+    public func decodeJSON<T: Decodable>(as type: T.Type, context: ServiceRequestContext, emptyAs empty: T? = nil)
+        async throws -> T
+    {
         // NB: Hummingbird's own decode turns decoding errors into a bare 400; this keeps the field that failed.
         let body = Data(try await self.body.collect(upTo: .max).readableBytesView)
+        if let empty, body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            return empty
+        }
         let value: T
         do {
             value = try context.requestDecoder.decode(type, from: body)

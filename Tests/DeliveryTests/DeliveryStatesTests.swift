@@ -20,7 +20,7 @@ import Testing
             (.waiting, .offer, .offered), (.offered, .offerEnded, .waiting), (.offered, .accept, .matched),
             (.matched, .complete, .completed), (.waiting, .cancel, .cancelled), (.offered, .cancel, .cancelled),
             (.matched, .cancel, .cancelled), (.waiting, .expire, .expired), (.offered, .expire, .expired),
-            (.matched, .delivererCancelled, .waiting),
+            (.matched, .delivererCancelled, .waiting), (.waiting, .take, .matched), (.offered, .take, .matched),
         ]
         expectTransitions(allowed) { try $0.after($1) }
     }
@@ -173,7 +173,8 @@ import Testing
         let ask = { (run: Run?, runCampus: String?) in
             self.refusal {
                 try DeliveryAccess.checkRequestedRun(
-                    run, runCampus: runCampus, restaurantId: restaurant.id, ordererId: orderer, campus: "helsinki.fi")
+                    run, runCampus: runCampus, restaurantIds: [restaurant.id!], ordererId: orderer,
+                    campus: "helsinki.fi")
             }
         }
         let missing = MatchingError.notFound("run at that restaurant").problem
@@ -291,13 +292,14 @@ private enum Fixture {
 
     static func order(orderer: UUID = UUID(), status: OrderStatus = .waiting) -> OrderState {
         OrderState(
-            id: UUID(), ordererId: orderer, ordererName: "Olli", status: status, restaurantId: place.id,
-            destinationId: building.id, requestedRunId: nil, campus: "helsinki.fi", items: "Lunch")
+            id: UUID(), ordererId: orderer, ordererName: "Olli", status: status, restaurantIds: [place.id!],
+            destination: building, requestedRunId: nil, campus: "helsinki.fi", items: "Lunch")
     }
 
     static func shownOrder() -> Order {
         Order(
-            id: UUID(), restaurant: place, destination: building, items: "Lunch", status: .waiting, requestedRunId: nil,
+            id: UUID(), restaurant: place, restaurants: [place], destination: building, items: "Lunch",
+            status: .waiting, requestedRunId: nil,
             matchId: nil, expiresAt: Date(), createdAt: Date())
     }
 

@@ -34,7 +34,7 @@ extension MatchingTestApp {
         async throws -> Order
     {
         try await steps.placeOrder(
-            id: nil, caller: caller, restaurantId: Self.unicafe.placeId, destinationId: destination.placeId,
+            id: nil, caller: caller, restaurantIds: [Self.unicafe.placeId], destination: .building(destination.placeId),
             items: items, runId: run)
     }
 }

@@ -82,8 +82,9 @@ struct DeliverySimulation: AsyncParsableCommand {
                     var generator = SystemRandomNumberGenerator()
                     _ = try await steps.placeOrder(
                         id: nil, caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Orderer \(index)"),
-                        restaurantId: popular.randomElement(using: &generator)!.id,
-                        destinationId: campusBuildings.randomElement(using: &generator)!.id, items: "Lunch", runId: nil)
+                        restaurantIds: [popular.randomElement(using: &generator)!.id],
+                        destination: .building(campusBuildings.randomElement(using: &generator)!.id), items: "Lunch",
+                        runId: nil)
                 }
             }
             try await group.waitForAll()

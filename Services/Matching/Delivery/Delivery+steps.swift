@@ -97,10 +97,11 @@ public struct DeliverySteps: Sendable {
 
     // MARK: Orders
 
-    /// Places the caller's order and offers it to the best run (the one it asks for, when it asks for one). A retry
-    /// with the same `id` returns the first order.
+    /// Places the caller's order for any of `restaurantIds` and offers it to the best run (the one it asks for, when
+    /// it asks for one); one that asks for no run is also on the campus's open requests. A retry with the same `id`
+    /// returns the first order.
     public func placeOrder(
-        id: UUID?, caller: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?
+        id: UUID?, caller: Identity, restaurantIds: [UUID], destination: OrderDestination, items: String, runId: UUID?
     ) async throws -> Order {
         try await withTransaction { transaction in
             let repository = transaction.repository
@@ -109,30 +110,86 @@ public struct DeliverySteps: Sendable {
                 return try repository.order(id: id)!
             }
             let id = id ?? UUID()
-            let restaurant = try transaction.place(
-                restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
-            let destination = try transaction.place(
-                destinationId, campus: caller.campus, kind: "building", what: "destination building")
+            let restaurants = try restaurantIds.enumerated().map { index, restaurantId in
+                try transaction.place(
+                    restaurantId, campus: caller.campus, kind: "restaurant",
+                    what: restaurantIds.count == 1 ? "restaurant" : "restaurant (restaurantIds[\(index)])")
+            }
+            let destination = try transaction.destination(destination, campus: caller.campus)
             if let runId {
                 try DeliveryAccess.checkRequestedRun(
                     try repository.run(id: runId), runCampus: try repository.campus(ofRun: runId),
-                    restaurantId: restaurantId, ordererId: caller.userId, campus: caller.campus)
+                    restaurantIds: restaurantIds, ordererId: caller.userId, campus: caller.campus)
             }
             // NB: the orderer's lock serialises their orders, so that two at once cannot both pass the cap.
             try repository.lockOrders(of: caller.userId)
             try DeliveryRules.checkOpenOrders(try repository.countOpenOrders(ordererId: caller.userId))
             let expiresAt = Date().addingTimeInterval(transaction.settings.orderLifetime)
             try repository.insertOrder(
-                id: id, orderer: caller, restaurantId: restaurantId, destinationId: destinationId, items: items,
+                id: id, orderer: caller, restaurantIds: restaurantIds, destination: destination, items: items,
                 runId: runId, expiresAt: expiresAt)
             try transaction.addTimer(.order, id, due: expiresAt)
             try Outbox.append(
                 OrderPlaced(
-                    orderId: id, campus: caller.campus, ordererId: caller.userId, restaurant: restaurant,
-                    destination: destination, items: items, expiresAt: expiresAt, version: 1),
+                    orderId: id, campus: caller.campus, ordererId: caller.userId, restaurants: restaurants,
+                    destination: destination.reference, items: items, expiresAt: expiresAt, version: 1),
                 on: transaction.connection)
+            if runId == nil {
+                try Outbox.append(
+                    OrderOpened(
+                        orderId: id, campus: caller.campus, ordererId: caller.userId, expiresAt: expiresAt, version: 1),
+                    on: transaction.connection)
+            }
             try transaction.dispatch(orderId: id)
             return try repository.order(id: id)!
+        }
+    }
+
+    /// A page of the campus's open requests for a deliverer (`OpenOrderPage`).
+    func openOrders(
+        caller: Identity, from point: GeoPoint?, restaurantId: UUID?, limit: Int, after cursor: OpenOrderCursor?
+    ) async throws -> OpenOrderPage {
+        try await withRepository { repository in
+            try repository.openOrders(
+                campus: caller.campus, callerId: caller.userId, from: point, restaurantId: restaurantId, limit: limit,
+                after: cursor)
+        }
+    }
+
+    /// The caller takes an order from the open requests with their open run (`runId`, when they say which): the
+    /// same match as an accepted offer's. Whichever of a take and an offer's accept comes first wins; the other is
+    /// refused (409). The order's pending offer, if any, is withdrawn.
+    public func take(orderId: UUID, runId: UUID?, caller: Identity) async throws -> Match {
+        try await withTransaction { transaction in
+            let repository = transaction.repository
+            // NB: offer, then order, then run, as accepting locks them, so that the two do not deadlock.
+            try repository.lockPendingOffers(orderId: orderId)
+            let order = try DeliveryAccess.openOrder(try repository.lockOrder(id: orderId), campus: caller.campus)
+            let runs = try repository.openRuns(delivererId: caller.userId, campus: caller.campus)
+            guard let candidate = runId.map({ id in runs.first { $0.id == id } }) ?? runs.first else {
+                throw runId == nil
+                    ? MatchingError.conflict("Check in at one of the order's restaurants to take it.")
+                    : MatchingError.notFound("open run of yours")
+            }
+            guard let run = try repository.lockRun(id: candidate.id) else { throw MatchingError.notFound("run") }
+            // The order's own pending offer gives its seat back before the run's free seats are counted.
+            let withdrawn = try repository.withdrawPendingOffers(orderId: orderId)
+            let status = try order.taken(
+                by: caller.userId, with: run,
+                freeSeats: try repository.freeSeats(runId: run.id))
+            for (offer, _) in withdrawn {
+                try Outbox.append(OfferWithdrawn(offer: offer, reason: "orderTaken"), on: transaction.connection)
+            }
+            let (match, version) = try transaction.makeMatch(order: order, status: status, run: run)
+            try Outbox.append(
+                OrderTaken(
+                    orderId: order.id, matchId: match.id, ordererId: order.ordererId,
+                    delivererName: match.delivererName, version: version),
+                on: transaction.connection)
+            for (_, otherRunId) in withdrawn where otherRunId != run.id {
+                try transaction.fillSeats(of: otherRunId)
+            }
+            return match
         }
     }
 
@@ -175,15 +232,7 @@ public struct DeliverySteps: Sendable {
             else { throw MatchingError.notFound("offer") }
             let accepted = try offer.accepted(order: order, run: run)
             try repository.setOfferStatus(offerId, accepted.offer)
-            try repository.holdSeat(runId: run.id)
-            try repository.setOrderStatus(order.id, accepted.order)
-            let matchId = UUID()
-            try repository.insertMatch(id: matchId, order: order, delivererId: run.delivererId, runId: run.id)
-            let match = try repository.match(id: matchId)!
-            try Outbox.append(
-                MatchAccepted(match: match.parties(campus: order.campus), version: 1), on: transaction.connection)
-            try match.flowMatch(campus: order.campus).announceOpened(on: transaction.connection)
-            return match
+            return try transaction.makeMatch(order: order, status: accepted.order, run: run).match
         }
     }
 

@@ -23,6 +23,27 @@ struct DeliveryTransaction {
         try ReadModels.place(id, campus: campus, kind: kind, what: what, on: connection)
     }
 
+    /// An order's destination: a live building of the campus (404), or a point on the campus's box (400 naming
+    /// `destination`) with the name of the building nearest it.
+    func destination(_ destination: OrderDestination, campus: String) throws -> PlaceSummary {
+        switch destination {
+        case .building(let id):
+            let building = try place(id, campus: campus, kind: "building", what: "destination building")
+            let point = try ReadModels.location(
+                of: .place(id), campus: campus, what: "destination building", on: connection
+            ).point
+            return PlaceSummary(id: id, name: building.name, latitude: point.lat, longitude: point.lon)
+        case .point(let point):
+            guard settings.campus(campus, holds: point) else {
+                throw MatchingError.invalid(field: "destination", "The destination is off your campus (\(campus)).")
+            }
+            let near = try repository.nearestBuildingName(to: point, campus: campus)
+            return PlaceSummary(
+                id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,
+                longitude: point.lon)
+        }
+    }
+
     // MARK: Dispatch
 
     /// Offers the seats a run has free (it opened, or an offer on it ended, or a match on it did) to the orders waiting
@@ -56,8 +77,7 @@ struct DeliveryTransaction {
             OfferMade(
                 offerId: offerId, orderId: orderId, runId: runId, delivererId: run.delivererId,
                 ordererName: order.ordererName, restaurant: run.restaurant.reference,
-                destination: PlaceReference(
-                    placeId: order.destinationId, name: try repository.placeName(order.destinationId)),
+                destination: order.destination.reference,
                 items: order.items, expiresAt: expiresAt, version: 1), on: connection)
     }
 
@@ -75,6 +95,19 @@ struct DeliveryTransaction {
     }
 
     // MARK: Offers and matches
+
+    /// The match an accepted offer or a take makes of an order (`status`, its status after) and a run: a seat held,
+    /// `match.accepted` and the chat opened. Answers the match and the order's new version.
+    func makeMatch(order: OrderState, status: OrderStatus, run: Run) throws -> (match: Match, orderVersion: Int64) {
+        try repository.holdSeat(runId: run.id)
+        let version = try repository.setOrderStatus(order.id, status)!
+        let matchId = UUID()
+        try repository.insertMatch(id: matchId, order: order, delivererId: run.delivererId, runId: run.id)
+        let match = try repository.match(id: matchId)!
+        try Outbox.append(MatchAccepted(match: match.parties(campus: order.campus), version: 1), on: connection)
+        try match.flowMatch(campus: order.campus).announceOpened(on: connection)
+        return (match, version)
+    }
 
     /// Withdraws the offer of an order that is going away (`reason`), telling its deliverer; its seat goes to the
     /// orders waiting at the restaurant.

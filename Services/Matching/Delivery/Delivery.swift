@@ -11,6 +11,8 @@ public struct DeliverySettings: Sendable {
     public var maxRunMinutes = 180
     public var orderLifetime: TimeInterval = 30 * 60
     public var matchRadiusMeters = 300.0
+    /// The campuses' boxes, which hold the points orderers give.
+    public var campuses = CampusDirectory([])
 
     public init() {}
 
@@ -24,12 +26,19 @@ public struct DeliverySettings: Sendable {
         defaultRunMinutes = try reader.integer(name("RUN_DEFAULT_MINUTES"), in: 1...600) ?? defaultRunMinutes
         orderLifetime = try reader.double(name("ORDER_LIFETIME_SECONDS"), in: 1...86_400) ?? orderLifetime
         matchRadiusMeters = try reader.double(name("MATCH_RADIUS_METERS"), in: 1...10_000) ?? matchRadiusMeters
+        campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
+    }
+
+    /// Whether `point` lies on the box of `campus` (a campus not configured holds none).
+    func campus(_ campus: String, holds point: GeoPoint) -> Bool {
+        campuses.campus(forDomain: campus)?.bounds.contains(.init(latitude: point.lat, longitude: point.lon)) ?? false
     }
 }
 
-/// A place as the API shows it inside runs and orders.
+/// A place as the API shows it inside runs and orders; a point an orderer gave as their destination has no id, and
+/// the nearest building's name.
 public struct PlaceSummary: Codable, Sendable, Equatable {
-    public var id: UUID
+    public var id: UUID?
     public var name: String
     public var latitude: Double
     public var longitude: Double
@@ -51,7 +60,10 @@ public struct Run: Codable, Sendable, Equatable {
 
 public struct Order: Codable, Sendable, Equatable {
     public var id: UUID
+    /// The first of `restaurants`.
     public var restaurant: PlaceSummary
+    /// The restaurants the orderer accepts, any of them, as they named them.
+    public var restaurants: [PlaceSummary]
     public var destination: PlaceSummary
     public var items: String
     public var status: OrderStatus
@@ -60,6 +72,32 @@ public struct Order: Codable, Sendable, Equatable {
     public var matchId: UUID?
     public var expiresAt: Date
     public var createdAt: Date
+}
+
+/// An order still waiting for a deliverer, as a deliverer browsing the campus's open requests sees it: never the
+/// orderer's email or full name.
+public struct OpenOrder: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var items: String
+    public var restaurants: [PlaceSummary]
+    public var destination: PlaceSummary
+    /// From the point the deliverer gave to the destination, when they gave one.
+    public var distanceMeters: Double?
+    public var ordererFirstName: String
+    public var placedAt: Date
+    public var expiresAt: Date
+}
+
+/// A page of open orders and the `after` of the next page (nil on the last).
+public struct OpenOrderPage: Codable, Sendable, Equatable {
+    public var orders: [OpenOrder]
+    public var next: String?
+}
+
+/// Where an order goes: a building of the campus, or a point on it the orderer gave.
+public enum OrderDestination: Sendable, Equatable {
+    case building(UUID)
+    case point(GeoPoint)
 }
 
 public struct Offer: Codable, Sendable, Equatable {
@@ -114,6 +152,49 @@ enum DeliveryRules {
         guard openOrders < maxOpenOrders else {
             throw .conflict("You already have \(openOrders) open orders; cancel one or wait until one is done.")
         }
+    }
+
+    /// How many restaurants an order may name.
+    static let maxRestaurants = 5
+
+    /// The restaurants an order names: `restaurantId` or `restaurantIds` (one to five, each once), not both.
+    static func restaurants(_ single: UUID?, _ several: [UUID]?) throws(MatchingError) -> [UUID] {
+        switch (single, several) {
+        case (let id?, nil):
+            return [id]
+        case (nil, let ids?):
+            guard !ids.isEmpty else { throw .invalid(field: "restaurantIds", "Name at least one restaurant.") }
+            guard ids.count <= maxRestaurants else {
+                throw .invalid(field: "restaurantIds", "An order names at most \(maxRestaurants) restaurants.")
+            }
+            guard Set(ids).count == ids.count else {
+                throw .invalid(field: "restaurantIds", "Each restaurant is named once.")
+            }
+            return ids
+        default:
+            throw .invalid(field: "restaurantIds", "Give restaurantId or restaurantIds (one to five), not both.")
+        }
+    }
+
+    /// Where an order goes: `destinationId` (a building) or `destination` (a point `{lat, lon}`), not both.
+    static func destination(id: UUID?, point: GeoPoint?) throws -> OrderDestination {
+        switch (id, point) {
+        case (let id?, nil): return .building(id)
+        case (nil, let point?):
+            return .point(try GeoPoint.validated(lat: point.lat, lon: point.lon, field: "destination"))
+        default:
+            throw MatchingError.invalid(
+                field: "destination", "Give destinationId (a building) or destination {\"lat\", \"lon\"}, not both.")
+        }
+    }
+
+    /// How many open orders a page holds: 20 unless asked, at most 50.
+    static func pageSize(_ raw: String?) throws(MatchingError) -> Int {
+        guard let raw else { return 20 }
+        guard let size = Int(raw), (1...50).contains(size) else {
+            throw .invalid(field: "limit", "limit is 1 to 50.")
+        }
+        return size
     }
 
     static func capacity(_ value: Int?) throws(MatchingError) -> Int {

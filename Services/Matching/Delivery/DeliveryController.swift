@@ -15,6 +15,8 @@ struct DeliveryController: Sendable {
         group.get("/v1/restaurants", use: restaurants)
         group.get("/v1/restaurants/{id}/runs", use: runsAtRestaurant)
         group.post("/v1/orders", use: placeOrder)
+        group.get("/v1/orders/open", use: openOrders)
+        group.post("/v1/orders/{id}/take", use: take)
         group.get("/v1/orders/{id}", use: order)
         group.post("/v1/orders/{id}/cancel", use: cancelOrder)
         group.post("/v1/offers/{id}/accept", use: accept)
@@ -37,9 +39,18 @@ struct DeliveryController: Sendable {
 
     struct PlaceOrderRequest: Decodable {
         var id: UUID?
-        var restaurantId: UUID
-        var destinationId: UUID
+        var restaurantId: UUID?
+        /// One to five, any of which will do; instead of `restaurantId`.
+        var restaurantIds: [UUID]?
+        var destinationId: UUID?
+        /// A point on the campus, instead of `destinationId`.
+        var destination: GeoPoint?
         var items: String
+        var runId: UUID?
+    }
+
+    struct TakeRequest: Decodable {
+        /// Which of the caller's open runs takes the order; their open run when nil.
         var runId: UUID?
     }
 
@@ -77,27 +88,56 @@ struct DeliveryController: Sendable {
 
     func runsAtRestaurant(request: Request, context: ServiceRequestContext) async throws -> RunList {
         let caller = try context.requireIdentity()
-        let parameters = request.uri.queryParameters
-        var point: (latitude: Double, longitude: Double)?
-        if parameters.get("lat") != nil || parameters.get("lon") != nil {
-            guard let lat = parameters.get("lat").flatMap(Double.init), (-90...90).contains(lat) else {
-                throw MatchingError.invalid(field: "lat", "lat is a latitude from -90 to 90.")
-            }
-            guard let lon = parameters.get("lon").flatMap(Double.init), (-180...180).contains(lon) else {
-                throw MatchingError.invalid(field: "lon", "lon is a longitude from -180 to 180.")
-            }
-            point = (lat, lon)
-        }
+        let point = try Self.point(request)
         return RunList(
             runs: try await steps.openRuns(
-                restaurantId: try context.id("restaurant"), campus: caller.campus, from: point))
+                restaurantId: try context.id("restaurant"), campus: caller.campus,
+                from: point.map { ($0.lat, $0.lon) }))
+    }
+
+    /// The point `lat` and `lon` of the query give, when they give one.
+    private static func point(_ request: Request) throws -> GeoPoint? {
+        let parameters = request.uri.queryParameters
+        guard parameters.get("lat") != nil || parameters.get("lon") != nil else { return nil }
+        guard let lat = parameters.get("lat").flatMap(Double.init), lat.isFinite, (-90...90).contains(lat) else {
+            throw MatchingError.invalid(field: "lat", "lat is a latitude from -90 to 90.")
+        }
+        guard let lon = parameters.get("lon").flatMap(Double.init), lon.isFinite, (-180...180).contains(lon) else {
+            throw MatchingError.invalid(field: "lon", "lon is a longitude from -180 to 180.")
+        }
+        return GeoPoint(lat: lat, lon: lon)
+    }
+
+    func openOrders(request: Request, context: ServiceRequestContext) async throws -> OpenOrderPage {
+        let caller = try context.requireIdentity()
+        let parameters = request.uri.queryParameters
+        var restaurantId: UUID?
+        if let raw = parameters.get("restaurantId") {
+            guard let id = UUID(uuidString: raw) else {
+                throw MatchingError.invalid(field: "restaurantId", "restaurantId is a place's id.")
+            }
+            restaurantId = id
+        }
+        return try await steps.openOrders(
+            caller: caller, from: try Self.point(request), restaurantId: restaurantId,
+            limit: try DeliveryRules.pageSize(parameters.get("limit")),
+            after: try parameters.get("after").map { raw throws(MatchingError) in try OpenOrderCursor(text: raw) })
+    }
+
+    func take(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Match> {
+        let input = try await request.decodeJSON(as: TakeRequest.self, context: context, emptyAs: TakeRequest())
+        let match = try await steps.take(
+            orderId: try context.id("order"), runId: input.runId, caller: try context.requireIdentity())
+        return EditedResponse(status: .created, response: match)
     }
 
     func placeOrder(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Order> {
         let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: PlaceOrderRequest.self, context: context)
         let order = try await steps.placeOrder(
-            id: input.id, caller: caller, restaurantId: input.restaurantId, destinationId: input.destinationId,
+            id: input.id, caller: caller,
+            restaurantIds: try DeliveryRules.restaurants(input.restaurantId, input.restaurantIds),
+            destination: try DeliveryRules.destination(id: input.destinationId, point: input.destination),
             items: try DeliveryRules.items(input.items), runId: input.runId)
         return EditedResponse(status: .created, response: order)
     }
@@ -145,5 +185,6 @@ struct DeliveryController: Sendable {
 extension Run: ResponseEncodable {}
 extension Order: ResponseEncodable {}
 extension Offer: ResponseEncodable {}
+extension OpenOrderPage: ResponseEncodable {}
 extension Match: ResponseEncodable {}
 extension DeliveryUnderWay: ResponseEncodable {}

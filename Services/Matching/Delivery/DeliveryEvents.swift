@@ -49,13 +49,14 @@ public struct RunClosed: Event, Equatable {
     }
 }
 
-/// An orderer asked for food from a restaurant to a building.
+/// An orderer asked for food from any of a few restaurants (`restaurant` is the first) to a building or a point.
 public struct OrderPlaced: Event, Equatable {
     public static let type = "order.placed"
     public var orderId: UUID
     public var campus: String
     public var ordererId: UUID
     public var restaurant: PlaceReference
+    public var restaurants: [PlaceReference]
     public var destination: PlaceReference
     public var items: String
     public var expiresAt: Date
@@ -63,17 +64,58 @@ public struct OrderPlaced: Event, Equatable {
     public var aggregateId: UUID { orderId }
 
     public init(
-        orderId: UUID, campus: String, ordererId: UUID, restaurant: PlaceReference, destination: PlaceReference,
+        orderId: UUID, campus: String, ordererId: UUID, restaurants: [PlaceReference], destination: PlaceReference,
         items: String, expiresAt: Date, version: Int64
     ) {
         self.orderId = orderId
         self.campus = campus
         self.ordererId = ordererId
-        self.restaurant = restaurant
+        restaurant = restaurants[0]
+        self.restaurants = restaurants
         self.destination = destination
         self.items = items
         self.expiresAt = expiresAt
         self.version = version
+    }
+}
+
+/// An order is on the campus's open requests, where deliverers browse: the orderer's word that it is.
+public struct OrderOpened: Event, Equatable {
+    public static let type = "order.opened"
+    public var orderId: UUID
+    public var campus: String
+    public var expiresAt: Date
+    public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
+    public var aggregateId: UUID { orderId }
+
+    public init(orderId: UUID, campus: String, ordererId: UUID, expiresAt: Date, version: Int64) {
+        self.orderId = orderId
+        self.campus = campus
+        self.expiresAt = expiresAt
+        self.version = version
+        recipients = [ordererId]
+    }
+}
+
+/// A deliverer took an order from the open requests: the match it made follows as `match.accepted`.
+public struct OrderTaken: Event, Equatable {
+    public static let type = "order.taken"
+    public var orderId: UUID
+    public var matchId: UUID
+    public var delivererName: String
+    public var version: Int64
+    /// The users it concerns: whose feeds it goes to.
+    public var recipients: [UUID]
+    public var aggregateId: UUID { orderId }
+
+    public init(orderId: UUID, matchId: UUID, ordererId: UUID, delivererName: String, version: Int64) {
+        self.orderId = orderId
+        self.matchId = matchId
+        self.delivererName = delivererName
+        self.version = version
+        recipients = [ordererId]
     }
 }
 

@@ -11,7 +11,8 @@ public struct DeliveryFlow: MatchingFlow {
 
     /// What the flow publishes: its own events and the generic match events.
     public static let publishes = [
-        RunOpened.type, RunClosed.type, OrderPlaced.type, OrderExpired.type, OfferMade.type, OfferDeclined.type,
+        RunOpened.type, RunClosed.type, OrderPlaced.type, OrderOpened.type, OrderTaken.type, OrderExpired.type,
+        OfferMade.type, OfferDeclined.type,
         OfferExpired.type, OfferWithdrawn.type, MatchAccepted.type, MatchCancelled.type, MatchCompleted.type,
         MatchOpened.type, MatchClosed.type,
     ]

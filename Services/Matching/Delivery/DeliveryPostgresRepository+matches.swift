@@ -38,9 +38,9 @@ extension DeliveryPostgresRepository {
                 coalesce(ou.name, o.orderer_name) AS orderer_name,
                 coalesce(du.name, r.deliverer_name) AS deliverer_name,
                 p.id AS r_id, p.name AS r_name, p.latitude AS r_latitude, p.longitude AS r_longitude,
-                d.id AS d_id, d.name AS d_name, d.latitude AS d_latitude, d.longitude AS d_longitude
+                \(Self.orderDestination)
             FROM matches m JOIN orders o ON o.id = m.order_id JOIN runs r ON r.id = m.run_id
-            JOIN places p ON p.id = o.restaurant_id JOIN places d ON d.id = o.destination_id
+            JOIN places p ON p.id = r.restaurant_id
             LEFT JOIN users ou ON ou.id = m.orderer_id LEFT JOIN users du ON du.id = m.deliverer_id
             WHERE m.id = \(id)
             \(unescaped: lock ? "FOR UPDATE OF m" : "")

@@ -16,9 +16,12 @@ extension Run {
 }
 
 extension Order {
+    /// From a row of `DeliveryPostgresRepository.order`: `restaurants` as `orderRestaurants` makes it, the
+    /// destination's columns prefixed `d_`.
     init(row: PostgresRow) throws {
+        let restaurants = try [PlaceSummary](json: row.decode("restaurants"))
         self.init(
-            id: try row.decode("id"), restaurant: try PlaceSummary(row: row, prefix: "r_"),
+            id: try row.decode("id"), restaurant: restaurants[0], restaurants: restaurants,
             destination: try PlaceSummary(row: row, prefix: "d_"), items: try row.decode("items"),
             status: try OrderStatus(text: try row.decode("status")),
             requestedRunId: try row.decode("requested_run_id"),
@@ -32,9 +35,33 @@ extension OrderState {
         self.init(
             id: try row.decode("id"), ordererId: try row.decode("orderer_id"),
             ordererName: try row.decode("orderer_name"),
-            status: try OrderStatus(text: try row.decode("status")), restaurantId: try row.decode("restaurant_id"),
-            destinationId: try row.decode("destination_id"), requestedRunId: try row.decode("requested_run_id"),
-            campus: try row.decode("campus"), items: try row.decode("items"))
+            status: try OrderStatus(text: try row.decode("status")),
+            restaurantIds: try (row.decode("restaurant_ids") as String).split(separator: ",").map {
+                guard let id = UUID(uuidString: String($0)) else { throw PostgresError.decoding("restaurant id \($0)") }
+                return id
+            }, destination: try PlaceSummary(row: row, prefix: "d_"),
+            requestedRunId: try row.decode("requested_run_id"), campus: try row.decode("campus"),
+            items: try row.decode("items"), isExpired: try row.decode("expired"))
+    }
+}
+
+extension OpenOrder {
+    /// From a row of `DeliveryPostgresRepository.openOrders`.
+    init(row: PostgresRow) throws {
+        self.init(
+            id: try row.decode("id"), items: try row.decode("items"),
+            restaurants: try [PlaceSummary](json: row.decode("restaurants")),
+            destination: try PlaceSummary(row: row, prefix: "d_"), distanceMeters: try row.decode("distance"),
+            ordererFirstName: try row.decode("first_name"), placedAt: try row.decode("created_at"),
+            expiresAt: try row.decode("expires_at"))
+    }
+}
+
+extension [PlaceSummary] {
+    /// From the JSON array `DeliveryPostgresRepository.orderRestaurants` makes.
+    init(json: String) throws {
+        self = try JSONDecoder().decode([PlaceSummary].self, from: Data(json.utf8))
+        guard !isEmpty else { throw PostgresError.decoding("an order without restaurants") }
     }
 }
 

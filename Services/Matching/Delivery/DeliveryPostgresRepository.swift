@@ -129,17 +129,18 @@ struct DeliveryPostgresRepository {
         ).first!.decode("open")
     }
 
-    /// Inserts a waiting order.
+    /// Inserts a waiting order for any of `restaurantIds` (the first is `restaurant_id`) to `destination`.
     func insertOrder(
-        id: UUID, orderer: Identity, restaurantId: UUID, destinationId: UUID, items: String, runId: UUID?,
+        id: UUID, orderer: Identity, restaurantIds: [UUID], destination: PlaceSummary, items: String, runId: UUID?,
         expiresAt: Date
     ) throws {
         try connection.query(
             """
-            INSERT INTO orders (id, orderer_id, orderer_name, campus, restaurant_id, destination_id, items, requested_run_id,
-                status, expires_at)
-            VALUES (\(id), \(orderer.userId), \(orderer.name), \(orderer.campus), \(restaurantId), \(destinationId), \(items),
-                \(runId), 'waiting', \(expiresAt))
+            INSERT INTO orders (id, orderer_id, orderer_name, campus, restaurant_id, restaurant_ids, destination_id,
+                destination_name, destination_lat, destination_lon, items, requested_run_id, status, expires_at)
+            VALUES (\(id), \(orderer.userId), \(orderer.name), \(orderer.campus), \(restaurantIds[0]),
+                \(restaurantIds.map(\.uuidString))::uuid[], \(destination.id), \(destination.name), \(destination.latitude),
+                \(destination.longitude), \(items), \(runId), 'waiting', \(expiresAt))
             """)
     }
 
@@ -153,29 +154,42 @@ struct DeliveryPostgresRepository {
             """
             SELECT o.id, o.items, o.status, o.requested_run_id, o.expires_at, o.created_at,
                 (SELECT m.id FROM matches m WHERE m.order_id = o.id AND m.status <> 'cancelled' ORDER BY m.created_at DESC LIMIT 1) AS match_id,
-                p.id AS r_id, p.name AS r_name, p.latitude AS r_latitude, p.longitude AS r_longitude,
-                d.id AS d_id, d.name AS d_name, d.latitude AS d_latitude, d.longitude AS d_longitude
-            FROM orders o JOIN places p ON p.id = o.restaurant_id JOIN places d ON d.id = o.destination_id
-            WHERE o.id = \(id)
+                \(Self.orderRestaurants) AS restaurants, \(Self.orderDestination)
+            FROM orders o WHERE o.id = \(id)
             """
         ).first.map(Order.init(row:))
     }
 
+    /// An order's restaurants as it named them, a JSON array of `PlaceSummary` (of `orders o`).
+    static let orderRestaurants: SQL = """
+        (SELECT json_agg(json_build_object('id', p.id, 'name', p.name, 'latitude', p.latitude, 'longitude', p.longitude)
+            ORDER BY named.n)
+         FROM unnest(o.restaurant_ids) WITH ORDINALITY AS named (id, n) JOIN places p ON p.id = named.id)::text
+        """
+
+    /// An order's destination as the columns `d_id`, `d_name`, `d_latitude` and `d_longitude` (of `orders o`).
+    static let orderDestination: SQL = """
+        o.destination_id AS d_id, o.destination_name AS d_name, o.destination_lat AS d_latitude,
+        o.destination_lon AS d_longitude
+        """
+
     func lockOrder(id: UUID) throws -> OrderState? {
         try connection.query(
             """
-            SELECT id, orderer_id, orderer_name, status, restaurant_id, destination_id, requested_run_id, campus, items
-            FROM orders WHERE id = \(id) FOR UPDATE
+            SELECT o.id, o.orderer_id, o.orderer_name, o.status, array_to_string(o.restaurant_ids, ',') AS restaurant_ids,
+                o.requested_run_id, o.campus, o.items, o.expires_at <= now() AS expired, \(Self.orderDestination)
+            FROM orders o WHERE o.id = \(id) FOR UPDATE
             """
         ).first.map(OrderState.init(row:))
     }
 
-    /// Up to 20 waiting orders at a restaurant, oldest first, locked; those another transaction holds are skipped.
+    /// Up to 20 waiting orders that accept a restaurant, oldest first, locked; those another transaction holds are
+    /// skipped.
     func lockWaitingOrders(restaurantId: UUID, campus: String) throws -> [UUID] {
         try connection.query(
             """
             SELECT id FROM orders
-            WHERE restaurant_id = \(restaurantId)
+            WHERE restaurant_ids @> ARRAY[\(restaurantId)]::uuid[]
               AND campus = \(campus) AND status = 'waiting'
             ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED
             """
@@ -190,18 +204,19 @@ struct DeliveryPostgresRepository {
         ).first?.decode("version")
     }
 
-    /// The open runs that could take an order: at its restaurant and campus, not its orderer's, the one it asks for
+    /// The open runs that could take an order: at any of its restaurants, on its campus, not its orderer's, the one it asks for
     /// when it asks for one, with their free seats and the distance between the two destinations.
     func dispatchCandidates(for order: OrderState) throws -> [Dispatch.Candidate] {
         try connection.query(
             """
             SELECT r.id,
                 r.capacity - r.held - (SELECT count(*) FROM offers o WHERE o.run_id = r.id AND o.status = 'pending') AS free,
-                distance_meters(rd.latitude, rd.longitude, od.latitude, od.longitude) AS detour,
+                distance_meters(rd.latitude, rd.longitude, \(order.destination.latitude), \(order.destination.longitude))
+                    AS detour,
                 EXISTS (SELECT 1 FROM offers o WHERE o.run_id = r.id AND o.order_id = \(order.id)) AS offered
-            FROM runs r JOIN places rd ON rd.id = r.destination_id, places od
-            WHERE od.id = \(order.destinationId) AND r.status = 'open' AND r.closes_at > now()
-              AND r.restaurant_id = \(order.restaurantId) AND r.campus = \(order.campus) AND r.deliverer_id <> \(order.ordererId)
+            FROM runs r JOIN places rd ON rd.id = r.destination_id
+            WHERE r.status = 'open' AND r.closes_at > now()
+              AND r.restaurant_id = ANY(\(order.restaurantIds.map(\.uuidString))::uuid[]) AND r.campus = \(order.campus) AND r.deliverer_id <> \(order.ordererId)
               AND (\(order.requestedRunId)::uuid IS NULL OR r.id = \(order.requestedRunId))
             """
         ).map(Dispatch.Candidate.init(row:))
@@ -237,6 +252,11 @@ struct DeliveryPostgresRepository {
             FROM offers WHERE id = \(id) FOR UPDATE
             """
         ).first.map(OfferState.init(row:))
+    }
+
+    /// Locks the pending offer of an order, if any.
+    func lockPendingOffers(orderId: UUID) throws {
+        try connection.query("SELECT id FROM offers WHERE order_id = \(orderId) AND status = 'pending' FOR UPDATE")
     }
 
     func setOfferStatus(_ id: UUID, _ status: OfferStatus) throws {
@@ -278,7 +298,15 @@ struct DeliveryPostgresRepository {
         ).map(RestaurantWithRuns.init(row:))
     }
 
-    func placeName(_ id: UUID) throws -> String {
-        try connection.query("SELECT name FROM places WHERE id = \(id)").first?.decode("name") ?? ""
+    /// The name of the campus's building nearest `point` (within 500 m), for a destination given as a point.
+    func nearestBuildingName(to point: GeoPoint, campus: String) throws -> String? {
+        try connection.query(
+            """
+            SELECT name FROM places
+            WHERE campus = \(campus) AND kind = 'building' AND NOT is_retired
+              AND distance_meters(latitude, longitude, \(point.lat), \(point.lon)) <= 500
+            ORDER BY distance_meters(latitude, longitude, \(point.lat), \(point.lon)) LIMIT 1
+            """
+        ).first?.decode("name")
     }
 }

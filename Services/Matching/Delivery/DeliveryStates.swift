@@ -39,6 +39,8 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable {
 
     enum Action: Sendable, CaseIterable {
         case offer, offerEnded, accept, complete, cancel, expire
+        /// A deliverer took it from the open list.
+        case take
         /// The deliverer dropped the accepted order: it goes back to dispatch.
         case delivererCancelled
     }
@@ -48,6 +50,7 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable {
         case (.waiting, .offer): .offered
         case (.offered, .offerEnded): .waiting
         case (.offered, .accept): .matched
+        case (.waiting, .take), (.offered, .take): .matched
         case (.matched, .complete): .completed
         case (.waiting, .cancel), (.offered, .cancel), (.matched, .cancel): .cancelled
         case (.waiting, .expire), (.offered, .expire): .expired
@@ -136,11 +139,28 @@ struct OrderState: Sendable, Equatable {
     var ordererId: UUID
     var ordererName: String
     var status: OrderStatus
-    var restaurantId: UUID
-    var destinationId: UUID
+    /// Any of them will do.
+    var restaurantIds: [UUID]
+    var destination: PlaceSummary
     var requestedRunId: UUID?
     var campus: String
     var items: String
+    /// Its lifetime passed, by the database's clock; its timer may not have run yet.
+    var isExpired = false
+
+    /// What taking the order from the open list makes of it: refused (409) for the orderer's own, an order no longer
+    /// waiting for a deliverer, a run at a restaurant the order does not name, and a run that is over or full.
+    func taken(by delivererId: UUID, with run: Run, freeSeats: Int) throws(MatchingError) -> OrderStatus {
+        guard ordererId != delivererId else { throw .conflict("That is your own order.") }
+        let status = try status.after(.take)
+        guard !isExpired else { throw .conflict("The order has expired.") }
+        guard let restaurantId = run.restaurant.id, restaurantIds.contains(restaurantId) else {
+            throw .conflict("Your run is at \(run.restaurant.name), which the order does not name.")
+        }
+        guard run.status.isOpen else { throw .conflict("Your run is \(run.status.rawValue).") }
+        guard freeSeats > 0 else { throw .conflict("Your run is full.") }
+        return status
+    }
 }
 
 /// An offer as its locked row holds it.
@@ -208,6 +228,12 @@ enum DeliveryAccess {
         return offer
     }
 
+    /// An order of the open requests, to the deliverers of its campus; one that asks for a run is not among them.
+    static func openOrder(_ order: OrderState?, campus: String) throws(MatchingError) -> OrderState {
+        guard let order, order.campus == campus, order.requestedRunId == nil else { throw .notFound("order") }
+        return order
+    }
+
     /// A match, to its two members.
     static func match(_ match: Match?, userId: UUID) throws(MatchingError) -> Match {
         guard let match, match.isMember(userId) else { throw .notFound("match") }
@@ -229,12 +255,14 @@ enum DeliveryAccess {
         return match
     }
 
-    /// The run an order asks for by id (`runCampus` is its campus): another deliverer's, at the order's restaurant,
-    /// on the orderer's campus, else 404; still open, else 409.
+    /// The run an order asks for by id (`runCampus` is its campus): another deliverer's, at one of the order's
+    /// restaurants, on the orderer's campus, else 404; still open, else 409.
     static func checkRequestedRun(
-        _ run: Run?, runCampus: String?, restaurantId: UUID, ordererId: UUID, campus: String
+        _ run: Run?, runCampus: String?, restaurantIds: [UUID], ordererId: UUID, campus: String
     ) throws(MatchingError) {
-        guard let run, run.restaurant.id == restaurantId, run.delivererId != ordererId, runCampus == campus else {
+        guard let run, let restaurantId = run.restaurant.id, restaurantIds.contains(restaurantId),
+            run.delivererId != ordererId, runCampus == campus
+        else {
             throw .notFound("run at that restaurant")
         }
         guard run.status.isOpen else { throw .conflict("That run is \(run.status.rawValue).") }

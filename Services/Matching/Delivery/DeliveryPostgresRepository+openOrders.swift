@@ -1,0 +1,67 @@
+import Foundation
+import MatchingCore
+import Postgres
+
+/// Where a page of open orders resumes: after the order with this sort key (its distance, or when it was placed) and
+/// id. Clients pass it back as it came, `next` of the page before.
+struct OpenOrderCursor: Equatable {
+    var key: Double
+    var id: UUID
+
+    var text: String { "\(key)_\(id.uuidString.lowercased())" }
+
+    /// The cursor `text` made; 400 naming `after` for anything else.
+    init(text: String) throws(MatchingError) {
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 2, let key = Double(parts[0]), key.isFinite, let id = UUID(uuidString: String(parts[1]))
+        else { throw .invalid(field: "after", "after is the next of the page before, as it came.") }
+        self.init(key: key, id: id)
+    }
+
+    init(key: Double, id: UUID) {
+        self.key = key
+        self.id = id
+    }
+}
+
+extension DeliveryPostgresRepository {
+    /// A page of the campus's orders still waiting for a deliverer (waiting or offered, not expired, asking for no
+    /// run), not the caller's own, accepting `restaurantId` when given: nearest destination to `point` first when
+    /// given, else the longest waiting first.
+    func openOrders(
+        campus: String, callerId: UUID, from point: GeoPoint?, restaurantId: UUID?, limit: Int,
+        after cursor: OpenOrderCursor?
+    ) throws -> OpenOrderPage {
+        let key: SQL =
+            point.map { "distance_meters(o.destination_lat, o.destination_lon, \($0.lat), \($0.lon))" }
+            ?? "extract(epoch FROM o.created_at)::double precision"
+        var conditions: SQL = """
+            o.campus = \(campus) AND o.status IN ('waiting', 'offered') AND o.expires_at > now()
+              AND o.requested_run_id IS NULL AND o.orderer_id <> \(callerId)
+            """
+        if let restaurantId {
+            conditions.append(" AND o.restaurant_ids @> ARRAY[\(restaurantId)]::uuid[]")
+        }
+        if let cursor {
+            conditions.append(" AND (\(key), o.id) > (\(cursor.key)::double precision, \(cursor.id))")
+        }
+        // NB: the page is chosen first, so that only its orders' restaurants are looked up.
+        let rows = try connection.query(
+            """
+            WITH page AS MATERIALIZED (
+                SELECT o.id, \(key) AS sort_key FROM orders o WHERE \(conditions)
+                ORDER BY sort_key, o.id LIMIT \(limit)
+            )
+            SELECT o.id, o.items, o.created_at, o.expires_at, page.sort_key,
+                \(unescaped: point == nil ? "NULL::double precision" : "page.sort_key") AS distance,
+                split_part(coalesce(u.name, o.orderer_name), ' ', 1) AS first_name,
+                \(Self.orderRestaurants) AS restaurants, \(Self.orderDestination)
+            FROM page JOIN orders o ON o.id = page.id LEFT JOIN users u ON u.id = o.orderer_id
+            ORDER BY page.sort_key, o.id
+            """)
+        let orders = try rows.map(OpenOrder.init(row:))
+        let keys = try rows.map { try $0.decode("sort_key", as: Double.self) }
+        let next = orders.count == limit ? keys.last.map { OpenOrderCursor(key: $0, id: orders.last!.id).text } : nil
+        return OpenOrderPage(orders: orders, next: next)
+    }
+}
