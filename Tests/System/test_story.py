@@ -125,6 +125,56 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
                     student.http.delete(f"/v1/runs/{run['id']}")
 
 
+def test_an_open_request_naming_two_restaurants_is_taken_by_a_deliverer_at_the_second(system):
+    aino = Student("Aino", mode="delivering")
+    olli = Student("Olli", mode="ordering")
+    porthania = find(olli, "porthania", "building")
+    eateries = aino.get(
+        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=600, kind="restaurant", limit=50)
+    first, second = eateries.json()["places"][:2]
+    # Aino heads far from the order's point: nothing offers her the order, she finds it in the open requests.
+    buildings = aino.get(
+        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=1500, kind="building", limit=50)
+    far = max(buildings.json()["places"], key=lambda place: place["distanceMeters"])
+    assert far["distanceMeters"] > 700
+    here = {"lat": porthania["latitude"] + 0.0002, "lon": porthania["longitude"]}
+
+    olli_socket = olli.socket()
+    run_id = None
+    try:
+        run = aino.when_known("POST", "/v1/runs", {"restaurantId": second["id"], "destinationId": far["id"]})
+        run_id = run.json()["id"]
+        order = olli.when_known("POST", "/v1/orders", {
+            "restaurantIds": [first["id"], second["id"]], "destination": here, "items": "Two cinnamon buns"})
+        order_id = order.json()["id"]
+        assert [place["id"] for place in order.json()["restaurants"]] == [first["id"], second["id"]]
+        assert order.json()["destination"]["name"].startswith("Near ")
+        assert olli_socket.wait_for("order.opened", orderId=order_id) is not None
+
+        listed = aino.get("/v1/orders/open", lat=here["lat"], lon=here["lon"], restaurantId=second["id"])
+        assert listed.status_code == 200, listed.text
+        mine = next(entry for entry in listed.json()["orders"] if entry["id"] == order_id)
+        assert mine["ordererFirstName"] == "Olli" and mine["distanceMeters"] < 5
+        assert "email" not in str(mine).lower()
+        assert order_id not in [entry["id"] for entry in olli.get("/v1/orders/open").json()["orders"]]
+
+        taken = aino.post(f"/v1/orders/{order_id}/take", {"runId": run_id})
+        assert taken.status_code == 201, taken.text
+        match_id = taken.json()["id"]
+        assert taken.json()["restaurant"]["id"] == second["id"]
+        assert olli_socket.wait_for("order.taken", orderId=order_id) is not None
+        assert olli_socket.wait_for("match.accepted", match__matchId=match_id) is not None
+        again = aino.post(f"/v1/orders/{order_id}/take", {"runId": run_id})
+        assert again.status_code == 409 and again.headers["content-type"].startswith("application/problem+json")
+        assert order_id not in [entry["id"] for entry in aino.get("/v1/orders/open").json()["orders"]]
+        assert aino.when_known("GET", f"/v1/conversations/{match_id}/messages", expected=200)
+        assert olli.post(f"/v1/matches/{match_id}/cancel").status_code == 200
+    finally:
+        olli_socket.close()
+        if run_id:
+            aino.http.delete(f"/v1/runs/{run_id}")
+
+
 def test_a_student_and_a_tutor_find_each_other_by_swiping_and_talk_until_one_unmatches(system):
     """Tutoring (MentorMate) through the gateway: profiles, the feed, a mutual like, the chat, and an unmatch."""
     course = f"STORY-{uuid.uuid4().int % 100000}"

@@ -171,3 +171,66 @@ def test_a_deliverer_and_an_orderer_from_check_in_to_a_completed_delivery(browse
         for entry in dina_api.get(f"/v1/restaurants/{restaurant['id']}/runs").json().get("runs", []):
             if entry["delivererName"] == "Dina":
                 dina_api.delete(f"/v1/runs/{entry['id']}")
+
+
+def findable_building(client, near, at_least):
+    """A building at least `at_least` meters from `near` with the first letters of its name that find it."""
+    buildings = client.get("/v1/places/nearby", params={
+        "lat": near["latitude"], "lon": near["longitude"], "radius": 1500, "kind": "building", "limit": 50}).json()["places"]
+    for candidate in sorted(buildings, key=lambda entry: -entry.get("distanceMeters", 0)):
+        if candidate.get("distanceMeters", 0) < at_least or len(candidate["name"]) < 6:
+            continue
+        typed = candidate["name"][:6].lower()
+        found = client.get("/v1/places", params={"q": typed, "kind": "building", "limit": 8}).json()["places"]
+        if candidate["id"] in [entry["id"] for entry in found]:
+            return candidate, typed
+    raise AssertionError(f"no building {at_least} m from {near['name']}")
+
+
+def test_an_order_from_two_restaurants_to_my_position_is_taken_from_the_open_requests(browsers):
+    olli = browsers("Olli").sign_up()
+    olli_api = api_of(olli)
+    porthania = place(olli_api, "porthania", "building")
+    first, typed_first = free_restaurant(olli_api, porthania)
+    second, typed_second = free_restaurant(olli_api, porthania)
+    while second["id"] == first["id"]:
+        second, typed_second = free_restaurant(olli_api, porthania)
+    # The deliverer heads far from the order's point, so that the order is not offered to them: they find it listed.
+    far, typed_far = findable_building(olli_api, porthania, 700)
+    dina = browsers("Dina").sign_up()
+    dina_api = api_of(dina)
+    try:
+        # The orderer names two restaurants and their position: the browser does not tell it, so a click on the map.
+        pick(olli, "Restaurant", typed_first, first["id"])
+        olli.click("Another restaurant would do too")
+        pick(olli, "Or from (2)", typed_second, second["id"])
+        olli.click("Deliver to my position")
+        olli.sees("Your browser does not tell where you are")
+        olli.click_map("section.delivery .map", 0, 0)
+        olli.sees("Delivered to your position")
+        olli.type("What to bring", "Two cinnamon buns")
+        olli.click("Order")
+        olli.sees("Finding a deliverer")
+        order_id = olli.find("section.order").get_attribute("data-order-id")
+        assert f"{first['name']} or {second['name']}" in olli.find("section.order").text
+
+        # The deliverer checks in at the second restaurant and finds the order among the open requests.
+        dina.click("Delivering")
+        pick(dina, "Restaurant", typed_second, second["id"])
+        pick(dina, "Heading to", typed_far, far["id"])
+        dina.click("Check in")
+        listed = dina.find(f"ul.open-orders li[data-order-id='{order_id}']")
+        assert "Olli: Two cinnamon buns" in listed.text and "Near " in listed.text
+        dina.screenshot("open-requests")
+        dina.press(listed.find_element(By.CSS_SELECTOR, "button"))
+        dina.find("section.match")
+        dina.sees("You bring Olli's order.")
+
+        # The orderer's waiting screen turns into the match by itself.
+        olli.sees("Dina brings your order.")
+        assert "#/delivery/match/" in olli.driver.current_url
+        # Taken, the order leaves everyone's open requests.
+        assert order_id not in [entry["id"].lower() for entry in dina_api.get("/v1/orders/open").json()["orders"]]
+    finally:
+        for entry in dina_api.get("/v1/delivery/current").json().get("runs", []):
+            dina_api.delete(f"/v1/runs/{entry['id']}")

@@ -12,7 +12,8 @@ import ServiceKit
 /// `seconds`, on the bundled Helsinki places, against a fresh database. Deliverers check in at popular
 /// restaurants heading to campus buildings and answer offers after a human-like delay (most accept); orderers
 /// order throughout. Reports the share of orders matched, the time from order to accept, and the deliverers'
-/// extra walk. Needs `BENCH_POSTGRES_URL` (or the test command's `TEST_POSTGRES_URL`): a role that can create
+/// extra walk. With `--open-orders N` it instead places N orders that wait (no deliverer is checked in) and reports
+/// the latency of deliverers' open-request lists over them, with one client and sixteen. Needs `BENCH_POSTGRES_URL` (or the test command's `TEST_POSTGRES_URL`): a role that can create
 /// databases.
 @main
 struct DeliverySimulation: AsyncParsableCommand {
@@ -29,6 +30,8 @@ struct DeliverySimulation: AsyncParsableCommand {
     var seconds = 120.0
     @Option(help: "The GeoJSON of the campus places.")
     var places = "data/helsinki-centre-places.geojson"
+    @Option(help: "Instead of the day: this many waiting orders, and the latency of the open requests over them.")
+    var openOrders: Int?
 
     private var logger: Logger { Logger(label: "delivery-simulation") }
 
@@ -43,6 +46,10 @@ struct DeliverySimulation: AsyncParsableCommand {
             restaurants.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(20))
         let campusBuildings = Array(
             buildings.sorted { $0.distance(to: campusCenter) < $1.distance(to: campusCenter) }.prefix(25))
+        if let openOrders {
+            try await measureOpenOrders(openOrders, database: database, restaurants: popular, buildings: buildings)
+            return try await database.close()
+        }
         var settings = DeliverySettings()
         settings.offerWindow = 5
         settings.orderLifetime = seconds / 4
@@ -93,6 +100,60 @@ struct DeliverySimulation: AsyncParsableCommand {
         scheduler.cancel()
         try await report(database)
         try await database.close()
+    }
+
+    /// `count` orders from students all over the campus, each naming one to three of `restaurants`, to buildings or
+    /// points; then 400 open-request lists from random points on the campus, half of them for one restaurant.
+    private func measureOpenOrders(
+        _ count: Int, database: PostgresPool, restaurants: [SimulatedPlace], buildings: [SimulatedPlace]
+    ) async throws {
+        var settings = DeliverySettings()
+        settings.orderLifetime = 3600
+        settings.campuses = try CampusDirectory.load(extraFile: nil)
+        let steps = DeliverySteps(database: database, settings: settings)
+        let placing = try await LatencyRun.measure(
+            (0..<count).map { index in
+                {
+                    var generator = SystemRandomNumberGenerator()
+                    let named = restaurants.shuffled(using: &generator).prefix(Int.random(in: 1...3, using: &generator))
+                    let destination: OrderDestination =
+                        index.isMultiple(of: 2)
+                        ? .building(buildings.randomElement(using: &generator)!.id)
+                        : .point(Self.randomPoint(using: &generator))
+                    _ = try await steps.placeOrder(
+                        id: nil,
+                        caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Orderer \(index) Surname"),
+                        restaurantIds: named.map(\.id), destination: destination, items: "Lunch", runId: nil)
+                }
+            }, clients: 8)
+        print("placed \(count) waiting orders in \(String(format: "%.1f", placing.seconds)) s")
+        try await database.withConnection { try $0.execute(script: "VACUUM ANALYZE orders") }
+        print("| orders | list | clients | p50 ms | p99 ms | lists/s |")
+        print("| ---: | --- | ---: | ---: | ---: | ---: |")
+        for clients in [1, 16] {
+            let jobs: [BenchmarkJob] = (0..<400).map { index in
+                {
+                    var generator = SystemRandomNumberGenerator()
+                    let page = try await steps.openOrders(
+                        caller: Identity(userId: UUID(), campus: "helsinki.fi", name: "Deliverer"),
+                        from: Self.randomPoint(using: &generator),
+                        restaurantId: index.isMultiple(of: 2) ? restaurants.randomElement(using: &generator)!.id : nil,
+                        limit: 20, after: nil)
+                    precondition(page.orders.count == 20, "expected a full page of open orders")
+                }
+            }
+            let run = try await LatencyRun.measure(jobs, clients: clients)
+            print(
+                "| \(count) | nearest 20 | \(clients) | \(run.milliseconds(50)) | \(run.milliseconds(99)) | \(run.perSecond(jobs.count)) |"
+            )
+        }
+    }
+
+    /// A point inside the Helsinki campus's box.
+    private static func randomPoint(using generator: inout some RandomNumberGenerator) -> GeoPoint {
+        GeoPoint(
+            lat: Double.random(in: 60.165...60.178, using: &generator),
+            lon: Double.random(in: 24.936...24.952, using: &generator))
     }
 
     /// Deliverers look at their offers every 100 ms and answer each after 0.3 to 4 s: 85 % accept, and deliver

@@ -145,11 +145,13 @@ public struct DeliverySteps: Sendable {
         }
     }
 
-    /// A page of the campus's open requests for a deliverer (`OpenOrderPage`).
-    func openOrders(
-        caller: Identity, from point: GeoPoint?, restaurantId: UUID?, limit: Int, after cursor: OpenOrderCursor?
+    /// A page of the campus's open requests for a deliverer, after the page whose `next` is `after` (400 naming
+    /// `after` for anything else).
+    public func openOrders(
+        caller: Identity, from point: GeoPoint?, restaurantId: UUID?, limit: Int, after: String?
     ) async throws -> OpenOrderPage {
-        try await withRepository { repository in
+        let cursor = try after.map { raw throws(MatchingError) in try OpenOrderCursor(text: raw) }
+        return try await withRepository { repository in
             try repository.openOrders(
                 campus: caller.campus, callerId: caller.userId, from: point, restaurantId: restaurantId, limit: limit,
                 after: cursor)

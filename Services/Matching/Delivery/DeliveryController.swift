@@ -121,7 +121,7 @@ struct DeliveryController: Sendable {
         return try await steps.openOrders(
             caller: caller, from: try Self.point(request), restaurantId: restaurantId,
             limit: try DeliveryRules.pageSize(parameters.get("limit")),
-            after: try parameters.get("after").map { raw throws(MatchingError) in try OpenOrderCursor(text: raw) })
+            after: parameters.get("after"))
     }
 
     func take(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Match> {

@@ -1,7 +1,7 @@
 // The deliverer's side: checking in at a restaurant with where they are heading, or their open run, where offers
-// arrive.
+// arrive and where the open requests that name the run's restaurant can be taken.
 
-import { clock, describe, field, form, h, problem, replace, sameId, toast, uuid } from "../../dom.js";
+import { clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../../dom.js";
 import { lifetime } from "../../lifetime.js";
 import { placeSearch } from "../../places.js";
 import { offerHeard } from "./offer.js";
@@ -98,7 +98,8 @@ function openRun(content, context, life, stage, run) {
     h("p", { class: "notice", role: "status" }, "Waiting for an order: an offer shows here as soon as someone asks you."),
     mapElement,
     problem,
-    h("div", { class: "actions" }, checkOut)));
+    h("div", { class: "actions" }, checkOut),
+    openRequests(context, life, run)));
   const shown = choiceMarkers(life.map(mapElement, campus.center));
   shown.show("restaurant", run.restaurant, markers.restaurant);
   shown.show("destination", run.destination, markers.building);
@@ -114,4 +115,49 @@ function openRun(content, context, life, stage, run) {
     if (data.reason === "expired") toast("Your run ended: its time was up.");
     stage(checkIn);
   }));
+}
+
+/** The campus's open requests that name the run's restaurant, nearest to where the run is heading first, each with a
+ *  button that takes it; looked at again now and then (nobody tells deliverers of new ones). */
+function openRequests(context, life, run) {
+  const { api, go } = context;
+  const list = h("ul", { class: "list open-orders", "aria-label": "Open requests" });
+  const problemShown = errorPlace();
+  let asked = 0;
+
+  async function load() {
+    const ticket = ++asked;
+    try {
+      const { orders } = await api.get("/v1/orders/open", {
+        lat: run.destination.latitude, lon: run.destination.longitude, restaurantId: run.restaurant.id, limit: 20,
+      });
+      if (ticket !== asked || !life.alive) return;
+      replace(list, orders.length ? orders.map(entry) : h("li", { class: "hint" }, "No open requests at this restaurant right now."));
+    } catch (error) {
+      if (ticket === asked && life.alive) problemShown.textContent = describe(error);
+    }
+  }
+
+  function entry(order) {
+    const take = h("button", { type: "button", class: "primary" }, "Take");
+    take.addEventListener("click", () => attempt(problemShown, take, async () => {
+      const match = await api.post(`/v1/orders/${order.id}/take`, { runId: run.id });
+      toast(`You bring ${order.ordererFirstName}'s order`);
+      go(`delivery/match/${match.id}`);
+    }));
+    const away = typeof order.distanceMeters === "number" ? ` · ${distance(order.distanceMeters)} from where you are heading` : "";
+    return h("li", { class: "spread", dataset: { orderId: key(order.id) } },
+      h("span", {},
+        h("span", { class: "name" }, `${order.ordererFirstName}: ${order.items}`),
+        h("span", { class: "hint" }, `to ${order.destination.name}${away} · from ${order.restaurants.map((place) => place.name).join(" or ")}`)),
+      take);
+  }
+
+  load();
+  life.every(10_000, load);
+  return h("section", { class: "open-requests", "aria-labelledby": "open-requests-title" },
+    h("h3", { id: "open-requests-title" }, "Open requests"),
+    h("p", { class: "hint" }, "Orders waiting for someone at your restaurant: take one and you bring it."),
+    problemShown,
+    list);
 }

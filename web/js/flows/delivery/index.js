@@ -21,6 +21,7 @@ export const flow = {
   notices: {
     "offer.made": (data) => `${data.ordererName} asks you to bring ${data.items} from ${data.restaurant?.name}`,
     "match.accepted": () => "A deliverer accepted your order",
+    "order.taken": (data) => `${data.delivererName} took your order from the open requests`,
     "match.cancelled": () => "A delivery was cancelled",
     "match.completed": () => "A delivery is complete",
     "order.expired": () => "Your order expired without a deliverer",

@@ -43,10 +43,11 @@ export function orderScreen(root, context, orderId, life) {
     status.dataset.status = order.status;
     title.textContent = waiting ? "Finding a deliverer" : "Your order";
     replace(details, facts([
-      ["From", order.restaurant.name],
+      ["From", order.restaurants.map((place) => place.name).join(" or ")],
       ["To", order.destination.name],
       ["What", order.items],
       ["Ordered", clock(order.createdAt)],
+      waiting && !order.requestedRunId ? ["Seen by", "Deliverers at these restaurants, in their open requests"] : [],
       waiting ? ["Waits until", clock(order.expiresAt)] : [],
     ]));
     over = !waiting;
@@ -54,7 +55,7 @@ export function orderScreen(root, context, orderId, life) {
     again.hidden = waiting;
     if (!placed) {
       placed = true;
-      shown.show("restaurant", order.restaurant, markers.restaurant);
+      order.restaurants.forEach((place, index) => shown.show(`restaurant${index}`, place, markers.restaurant));
       shown.show("destination", order.destination, markers.building);
     }
   }

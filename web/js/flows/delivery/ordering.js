@@ -1,7 +1,9 @@
 // The orderer's side: the restaurants with deliverers on a map and in a list, the runs of the restaurant chosen (who
-// could bring it, and how far from the building), and the order.
+// could bring it, and how far from the building), and the order: up to four more restaurants that would do as well,
+// and a building or the orderer's own position to bring it to. Deliverers also find the order among the open requests.
 
 import { describe, distance, field, form, h, problem, replace, sameId, uuid } from "../../dom.js";
+import { whereAmI } from "../../map.js";
 import { placeSearch } from "../../places.js";
 import { choiceMarkers, key, markers, pointOf } from "./shared.js";
 
@@ -29,28 +31,66 @@ export function ordererSide(content, context, life) {
     api, label: "Deliver to", name: "destinationId", kind: "building", placeholder: "Your building",
     near: () => campus.center,
     onChange: (place) => {
+      if (place) {
+        myPosition = null;
+        positionShown.textContent = "";
+      }
       chosen?.show("destination", place, markers.building, `Deliver to ${place?.name}`);
       loadRuns();
     },
   });
   life.add(restaurant.stop);
   life.add(destination.stop);
+  // More restaurants, any of which will do: deliverers at each of them can take the order.
+  const others = [];
+  const otherPlace = h("div", { class: "other-restaurants" });
+  const addOther = h("button", { type: "button", class: "link" }, "Another restaurant would do too");
+  addOther.addEventListener("click", () => {
+    const other = placeSearch({ api, label: `Or from (${others.length + 2})`, name: "restaurantIds", kind: "restaurant", placeholder: "Another restaurant" });
+    life.add(other.stop);
+    others.push(other);
+    otherPlace.append(other.element);
+    addOther.hidden = others.length >= 4;
+  });
+  // The orderer's own position instead of a building: where the browser says they are, or where they click the map.
+  let myPosition = null;
+  const positionShown = h("p", { class: "hint", role: "status" });
+  const usePosition = h("button", { type: "button", class: "link" }, "Deliver to my position");
+  usePosition.addEventListener("click", async () => {
+    positionShown.textContent = "Finding where you are…";
+    const point = await whereAmI();
+    if (!life.alive) return;
+    if (point) setPosition(point);
+    else positionShown.textContent = "Your browser does not tell where you are: click the map where you will be.";
+  });
+  function setPosition(point) {
+    myPosition = point;
+    destination.set(null);
+    chosen?.show("destination", { latitude: point.lat, longitude: point.lon }, markers.building, "Deliver here");
+    positionShown.textContent = `Delivered to your position (${point.lat.toFixed(5)}, ${point.lon.toFixed(5)}).`;
+  }
   const items = h("textarea", { name: "items", rows: 3, maxlength: 500, required: true, placeholder: "Lunch of the day, a coffee…" });
 
   const orderForm = form({ "aria-label": "Order" }, [
     restaurant.element,
+    otherPlace,
+    addOther,
     destination.element,
+    h("div", {}, usePosition, positionShown),
     runsPlace,
     field("What to bring", items),
     h("button", { type: "submit", class: "primary" }, "Order"),
   ], async (element) => {
     if (!restaurant.place()) throw problem("restaurantId", "Choose a restaurant from the suggestions or the list.");
-    if (!destination.place()) throw problem("destinationId", "Choose the building to deliver to from the suggestions.");
+    const to = destination.place();
+    if (!to && !myPosition) throw problem("destinationId", "Choose the building to deliver to from the suggestions, or your position.");
     const runId = element.querySelector("input[name='runId']:checked")?.value || undefined;
+    const also = others.map((other) => other.place()?.id).filter((id) => id && !sameId(id, restaurant.place().id));
+    const restaurants = [restaurant.place().id, ...new Set(also)];
     const body = {
       id: clientId,
-      restaurantId: restaurant.place().id,
-      destinationId: destination.place().id,
+      ...(restaurants.length > 1 ? { restaurantIds: restaurants } : { restaurantId: restaurants[0] }),
+      ...(to ? { destinationId: to.id } : { destination: myPosition }),
       items: items.value.trim(),
       runId,
     };
@@ -68,6 +108,9 @@ export function ordererSide(content, context, life) {
     orderForm);
   map = life.map(mapElement, campus.center);
   chosen = choiceMarkers(map);
+  map.onClick((point) => {
+    if (positionShown.textContent) setPosition(point);
+  });
 
   async function loadRestaurants() {
     const { restaurants } = await api.get("/v1/restaurants");
