@@ -14,6 +14,8 @@ export function pickupArrival(api, map, isDriver) {
   const element = h("p", { class: "ride-arrival", role: "status", hidden: true });
   const line = routeLine(map, { name: "pickup", color: "#7c3aed" });
   let askedFrom = null;
+  // The first way drawn is brought into view; after that the person's own panning stays.
+  let fitted = false;
   // Each ask has a number; an answer to an older ask than the latest is dropped.
   let asks = 0;
 
@@ -49,6 +51,10 @@ export function pickupArrival(api, map, isDriver) {
         return;
       }
       line.show(route);
+      if (!fitted) {
+        fitted = true;
+        map.fit(route.path.coordinates.map(([lon, lat]) => ({ lat, lon })));
+      }
       const at = clock(new Date(Date.now() + route.seconds * 1000).toISOString());
       element.textContent = isDriver()
         ? `You reach the pickup at about ${at}: ${minutes(route.seconds)}, ${distance(route.meters)} by the streets.`
