@@ -1,5 +1,6 @@
 # One image for every service: all the executables of Package.swift and their resource bundles in /app.
-# The container's command picks the service, e.g. `docker run IMAGE /app/accounts` (see docker-compose.yml).
+# The container's command picks the service, e.g. `docker run IMAGE /app/accounts` (see docker-compose.yml). osmium
+# (Debian's osmium-tool) is there for `places import --streets`.
 #
 # Build arguments (docker-compose.yml passes them from .env; deploy/base-images.sh writes them where the official
 # images cannot be pulled):
@@ -42,7 +43,7 @@ FROM ${BINARIES} AS binaries
 FROM ${BASE_IMAGE}
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 libvips42 ca-certificates curl \
+    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 libvips42 osmium-tool ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 tarrare \
     && useradd --system --uid 10001 --gid tarrare --no-create-home --home-dir /nonexistent \

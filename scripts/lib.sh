@@ -27,7 +27,7 @@ SECRETS_FILE=$LOCAL/secrets.env
 KEYS=$LOCAL/keys
 
 PACKAGES=(
-  postgresql postgresql-15-postgis-3 postgresql-contrib
+  postgresql postgresql-15-postgis-3 postgresql-15-pgrouting postgresql-contrib osmium-tool
   rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev libvips-dev
   nginx-light openssl pkg-config libjs-leaflet
 )

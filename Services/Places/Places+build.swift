@@ -7,14 +7,17 @@ import PlaceCatalog
 import Postgres
 import ServiceKit
 
-/// The places server's part of the system: what it publishes, its routes. It handles no other service's events.
+/// The places server's part of the system: what it publishes, its routes (places, and routes along the streets). It
+/// handles no other service's events.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let builder = try await ServiceBuilder(
         configuration, logger: logger, migrations: [PlacePostgresRepository.migrations],
         topology: Topology(service: "places", publishes: [PlaceUpserted.type, PlaceRetired.type]), bundle: .module)
-    PlaceController(
-        repository: PlacePostgresRepository(database: builder.database),
-        campuses: try CampusDirectory.load(extraFile: configuration.campusesFile)
-    ).addRoutes(to: builder.router, verifier: try await builder.accessTokenVerifier())
+    let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
+    let verifier = try await builder.accessTokenVerifier()
+    PlaceController(repository: PlacePostgresRepository(database: builder.database), campuses: campuses)
+        .addRoutes(to: builder.router, verifier: verifier)
+    RouteController(repository: RoutePostgresRepository(database: builder.database), campuses: campuses)
+        .addRoutes(to: builder.router, verifier: verifier)
     return try builder.build()
 }

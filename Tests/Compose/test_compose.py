@@ -546,5 +546,5 @@ def test_postgres_init_creates_each_service_database(generated, tmp_path):
         password = variables[f"{owner.upper()}_DB_PASSWORD"]
         assert f"name={owner} " in calls and f"password={password}" in calls, f"init.sh does not create {owner}"
     places = calls[calls.index("--dbname places\n") :]
-    for extension in ("postgis", "pg_trgm", "unaccent"):
+    for extension in ("postgis", "pg_trgm", "unaccent", "pgrouting"):
         assert f"CREATE EXTENSION IF NOT EXISTS {extension};" in places

@@ -41,7 +41,7 @@ def test_messaging_chat_notifications_and_the_matching_core_name_no_word_of_any_
 # flow's screens use. A flow's screens live in web/js/flows/<flow>/ and register themselves in web/js/flows.js.
 WEB_SHELL = [ROOT / "web/index.html", ROOT / "web/css/app.css"] + [
     ROOT / "web/js" / name for name in (
-        "main.js", "api.js", "feed.js", "dom.js", "images.js", "lifetime.js", "map.js", "places.js", "position.js",
+        "main.js", "api.js", "feed.js", "dom.js", "images.js", "lifetime.js", "map.js", "places.js", "position.js", "routes.js",
         "views/auth.js", "views/me.js", "views/chats.js",
     )
 ]

@@ -352,3 +352,32 @@ def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system
         ville_socket.close()
         rosa_socket.close()
         ville.http.delete("/v1/rides/driver/location")
+
+
+def test_a_student_walks_between_two_buildings_and_a_driver_follows_the_one_way_streets(system):
+    """Routes through the gateway: a walk between two buildings found by search, along the streets; a drive against a
+    one-way street goes around the block; a point in the bay has no street near it."""
+    aino = Student("Aino")
+    porthania = find(aino, "porthania", "building")
+    metsatalo = find(aino, "metsatalo", "building")
+
+    walk = aino.get(
+        "/v1/routes", **{"from": f"{porthania['latitude']},{porthania['longitude']}"},
+        to=f"{metsatalo['latitude']},{metsatalo['longitude']}", mode="walk")
+    assert walk.status_code == 200, walk.text
+    route = walk.json()
+    assert route["path"]["type"] == "LineString" and len(route["path"]["coordinates"]) > 3
+    assert route["path"]["coordinates"][0] == [porthania["longitude"], porthania["latitude"]]
+    assert 250 < route["meters"] < 900 and route["seconds"] > route["meters"] / 2
+
+    # Vuorikatu is one-way from Kaisaniemenkatu south to Vilhonkatu.
+    north, south = "60.1729772,24.9473444", "60.1723981,24.9474158"
+    along = aino.get("/v1/routes", **{"from": north}, to=south, mode="drive")
+    against = aino.get("/v1/routes", **{"from": south}, to=north, mode="drive")
+    assert along.status_code == 200 and against.status_code == 200, (along.text, against.text)
+    assert against.json()["meters"] > 3 * along.json()["meters"]
+
+    bay = aino.get("/v1/routes", **{"from": "60.1787,24.9353"}, to=north, mode="walk")
+    assert bay.status_code == 404 and bay.json()["field"] == "from", bay.text
+    bad = aino.get("/v1/routes", **{"from": north}, to=north, mode="fly")
+    assert bad.status_code == 400 and bad.json()["field"] == "mode", bad.text

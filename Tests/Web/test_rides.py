@@ -96,6 +96,52 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     ville.sees("You are offline")
 
 
+def test_a_ride_shows_the_drivers_way_to_the_pickup_and_when_they_arrive(browsers):
+    """Once a driver accepts, both maps draw the drive from the driver's position to the pickup along the streets, and
+    the rider reads the estimated arrival (the driver, when they reach the pickup); arriving takes the way away."""
+    suffix = uuid.uuid4().hex[:6]
+    ville = browsers("Ville").sign_up(f"Ville {suffix}")
+    rosa = browsers("Rosa").sign_up(f"Rosa {suffix}")
+    ville.tab("rides")
+    ville.click("Drive")
+    ville.type("Car", CAR)
+    ville.type("Seats", "3")
+    ville.click("Save driver profile")
+    ville.click("Go online")
+    ville.click_map(".ride-map", 0, 0)
+    ville.sees("You are online")
+    ville.wait_live()
+    rosa.tab("rides")
+    rosa.wait_live()
+    # A pickup a random step from the driver, so that this ride is not another test's.
+    step = random.choice((-1, 1)) * random.randint(50, 90), random.choice((-1, 1)) * random.randint(40, 70)
+    rosa.click_map(".ride-map", *step)
+    rosa.wait(lambda: point_of(rosa, "p.spot"))
+    rosa.click("Ask for a ride")
+    ride_id = rosa.wait(lambda: re.search(r"#/rides/([0-9a-fA-F-]{36})$", rosa.driver.current_url)).group(1).lower()
+    ville.click("Accept", within=ville.find(f"li[data-ride-id='{ride_id}']", timeout=12))
+    ville.find("section.ride[data-side='driver'][data-status='accepted']")
+    rosa.find("section.ride[data-side='rider'][data-status='accepted']")
+
+    for browser, words in ((rosa, "Arrives at about"), (ville, "You reach the pickup at about")):
+        arrival = browser.find(".ride-arrival[data-seconds]")
+        assert re.search(rf"{words} \d{{1,2}}[:.]\d{{2}}.*: \d+ min, (\d+ m|[\d.]+ km) by the streets", arrival.text), arrival.text
+        assert int(arrival.get_attribute("data-seconds")) > 0
+        assert browser.find(".ride-map path.path-pickup")
+    rosa.screenshot("driver-way-to-pickup")
+
+    ville.click("Mark arrived")
+    rosa.find("section.ride[data-status='arrived']")
+    rosa.wait(lambda: not rosa.all(".ride-map path.path-pickup"), message="the way stayed on the map after arriving")
+    assert not rosa.all("p.ride-arrival")
+    for button, status in (("Mark started", "started"), ("Mark completed", "completed")):
+        ville.click(button)
+        ville.find(f"section.ride[data-status='{status}']")
+    ville.click("Back to driving")
+    ville.click("Go offline")
+    ville.sees("You are offline")
+
+
 def test_a_rider_is_asked_before_a_request_is_cancelled(browsers):
     rosa = browsers("Rosa").sign_up(f"Rosa {uuid.uuid4().hex[:6]}")
     rosa.tab("rides")

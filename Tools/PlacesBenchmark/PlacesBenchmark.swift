@@ -10,7 +10,7 @@ import ServiceKit
 /// places, imports each into a fresh database (then vacuums and analyses it) and reports import time and search
 /// latency percentiles for prefix, typo and nearby searches at 1 and 32 concurrent clients. Needs
 /// `BENCH_POSTGRES_URL` (a role that can create databases and the PostGIS extension; the test command's
-/// `TEST_POSTGRES_URL` works).
+/// `TEST_POSTGRES_URL` works). `--routes` measures routes instead (see `RouteBenchmark`).
 @main
 struct PlacesBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,10 +21,18 @@ struct PlacesBenchmark: AsyncParsableCommand {
     var sizes = "5000,200000"
     @Option(help: "How many searches each kind of search and client count makes.")
     var queries = 400
+    @Flag(help: "Measure routes on the street network of --streets instead.")
+    var routes = false
+    @Option(help: "The OpenStreetMap extract whose streets --routes imports.")
+    var streets = "data/helsinki-centre.osm.pbf"
 
     private var logger: Logger { Logger(label: "places-benchmark") }
 
     func run() async throws {
+        if routes {
+            try await RouteBenchmark(streets: URL(fileURLWithPath: streets), queries: queries, logger: logger).run()
+            return
+        }
         let campus = try CampusDirectory.load(extraFile: nil).campus(forDomain: "helsinki.fi")!
         print("| places | import | search | clients | p50 ms | p99 ms | searches/s |")
         print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")

@@ -36,3 +36,7 @@ CREATE EXTENSION IF NOT EXISTS citext;
 SQL
 done
 admin_psql --dbname accounts -c 'CREATE EXTENSION IF NOT EXISTS citext'
+# pgRouting routes over places' street network; like postgis, only a superuser creates it.
+admin_psql --dbname places <<'SQL'
+CREATE EXTENSION IF NOT EXISTS pgrouting;
+SQL

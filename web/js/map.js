@@ -41,6 +41,20 @@ export function campusMap(element, center, zoom = 16) {
         },
       };
     },
+    /** A line along `coordinates` (GeoJSON's [lon, lat] pairs) of `kind` ({name, color}: its class is path-<name>),
+     *  under the markers; answers its remover. */
+    path(coordinates, kind) {
+      const line = L.polyline(coordinates.map(([lon, lat]) => [lat, lon]), {
+        color: kind.color,
+        weight: 5,
+        opacity: 0.8,
+        className: `path-${kind.name}`,
+        interactive: false,
+      });
+      line.addTo(layer);
+      line.bringToBack();
+      return { remove: () => layer.removeLayer(line) };
+    },
     /** Fits the view to the points given. */
     fit(points) {
       // NB: not animated: Leaflet 1.6 ends an animated zoom with a timer that fails on a map removed meanwhile.

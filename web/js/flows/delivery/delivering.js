@@ -4,6 +4,7 @@
 import { clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../../dom.js";
 import { lifetime } from "../../lifetime.js";
 import { placeSearch } from "../../places.js";
+import { directionsButton } from "./directions.js";
 import { offerHeard } from "./offer.js";
 import { attempt, choiceMarkers, errorPlace, facts, key, markers, pointOf } from "./shared.js";
 
@@ -100,9 +101,13 @@ function openRun(content, context, life, stage, run) {
     problem,
     h("div", { class: "actions" }, checkOut),
     openRequests(context, life, run)));
-  const shown = choiceMarkers(life.map(mapElement, campus.center));
+  const runMap = life.map(mapElement, campus.center);
+  const shown = choiceMarkers(runMap);
   shown.show("restaurant", run.restaurant, markers.restaurant);
   shown.show("destination", run.destination, markers.building);
+  const directions = directionsButton(api, runMap, run, problem);
+  mapElement.after(directions.summary);
+  checkOut.before(directions.button);
 
   // Offers that came while this screen was not showing were looked for on the way here (home.js).
   life.add(feed.on("offer.made", (data) => {

@@ -5,6 +5,7 @@ import { ApiError } from "../../api.js";
 import { chatLink, clock, confirmButton, describe, distance, h, replace, sameId } from "../../dom.js";
 import { lifetime } from "../../lifetime.js";
 import { metersBetween } from "../../map.js";
+import { pickupArrival } from "./arrival.js";
 import { driverPositions, ifLocationAllowed, markers, spotName, underway } from "./shared.js";
 
 // Only a fallback: the socket tells of every change of a ride.
@@ -79,6 +80,9 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
   replace(root, h("p", { class: "back" }, h("a", { href: "#/rides" }, "← Rides")), section);
 
   const map = life.map(mapElement, campus.center);
+  const arrival = pickupArrival(api, map, () => isDriver);
+  where.after(arrival.element);
+  life.add(arrival.clear);
   let pickupMarker = null;
   let dropoffMarker = null;
   let driverMarker = null;
@@ -113,6 +117,8 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
     where.dataset.lat = String(driverPoint.lat);
     where.dataset.lon = String(driverPoint.lon);
     where.hidden = false;
+    if (ride.status === "accepted") arrival.update(driverPoint, ride.pickup);
+    else arrival.clear();
     if (!fittedDriver) {
       fittedDriver = true;
       map.fit([ride.pickup, driverPoint]);
@@ -126,6 +132,7 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
     driverMarker = null;
     driverAt = null;
     fittedDriver = false;
+    arrival.clear();
     where.hidden = true;
     delete where.dataset.lat;
     delete where.dataset.lon;
@@ -175,6 +182,7 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
       fittedSpots = true;
       map.fit([ride.pickup, ...(ride.dropoff ? [ride.dropoff] : [])]);
     }
+    if (ride.status !== "accepted") arrival.clear();
     if (!underway.has(ride.status)) {
       hideDriver();
     } else if (isDriver && sender?.point) {
