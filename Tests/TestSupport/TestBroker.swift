@@ -57,6 +57,15 @@ public struct TestBroker: Sendable {
         try await Self.api("DELETE", "queues/\(vhost)/\(queue)/contents")
     }
 
+    /// Puts `count` messages into `queue` through the default exchange, as a producer would.
+    public func publish(_ count: Int, to queue: String) async throws {
+        for _ in 0..<count {
+            try await Self.api(
+                "POST", "exchanges/\(vhost)/amq.default/publish",
+                body: #"{"properties":{},"routing_key":"\#(queue)","payload":"{}","payload_encoding":"string"}"#)
+        }
+    }
+
     public func delete() async throws {
         try await Self.api("DELETE", "vhosts/\(vhost)")
     }
