@@ -12,6 +12,8 @@ enum AccountError: ProblemConvertible {
     case throttled(String, retryAfterSeconds: Int)
     /// A photo id that is not one of the caller's images in media.
     case notYourImage
+    /// Missing, or of another campus: the same answer.
+    case notFound(String)
 
     var problem: Problem {
         switch self {
@@ -36,6 +38,8 @@ enum AccountError: ProblemConvertible {
             Problem(.badRequest, title: "Invalid code", detail: "The code is wrong or has expired.", field: "code")
         case .invalidRefreshToken:
             Problem(.unauthorized, title: "Invalid refresh token", detail: "Log in again.")
+        case .notFound(let what):
+            .notFound("No such \(what) on your campus.")
         case .notYourImage:
             Problem(
                 .notFound, detail: "No image of yours has this id; upload the photo with POST /v1/media first.",

@@ -4,7 +4,7 @@ import Messaging
 import Postgres
 import ServiceKit
 
-/// Accounts' data in its own PostgreSQL database: the only file with SQL.
+/// Accounts' data in its own PostgreSQL database: with its extensions (`+blocks`), the only file with SQL.
 struct AccountPostgresRepository: Sendable {
     let database: PostgresPool
 

@@ -13,7 +13,8 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     let builder = try await ServiceBuilder(
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
         topology: Topology(
-            service: "accounts", publishes: [UserRegistered.type, UserUpdated.type],
+            service: "accounts",
+            publishes: [UserRegistered.type, UserUpdated.type, UserBlocked.type, UserUnblocked.type],
             handlers: AccountPostgresRepository.mediaHandlers),
         bundle: .module)
     let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
@@ -30,5 +31,6 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         hasher: try PasswordHasher(cost: settings.bcryptCost, threads: hashingThreads), tokens: tokens,
         mailer: LogMailer(logger: logger), settings: settings
     ).addRoutes(to: builder.router)
+    BlockController(repository: repository, verifier: tokens.verifier).addRoutes(to: builder.router)
     return try builder.build()
 }

@@ -47,3 +47,43 @@ public struct UserUpdated: Event, Equatable {
         self.version = version
     }
 }
+
+/// A student blocked another of their campus: from now on neither sees the other in any flow, and what is open
+/// between them closes.
+public struct UserBlocked: Event, Equatable {
+    public static let type = "user.blocked"
+    public var blockerId: UUID
+    public var blockedId: UUID
+    public var campus: String
+    /// When the block was made, in microseconds since 1970: a later block or unblock of the pair is higher.
+    public var version: Int64
+    public var aggregateId: UUID { blockerId }
+
+    public init(blockerId: UUID, blockedId: UUID, campus: String, version: Int64 = .nowInMicroseconds) {
+        self.blockerId = blockerId
+        self.blockedId = blockedId
+        self.campus = campus
+        self.version = version
+    }
+}
+
+/// A student lifted their block of another: each sees the other again where the other has no block of their own.
+public struct UserUnblocked: Event, Equatable {
+    public static let type = "user.unblocked"
+    public var blockerId: UUID
+    public var blockedId: UUID
+    /// When the block was lifted, in microseconds since 1970.
+    public var version: Int64
+    public var aggregateId: UUID { blockerId }
+
+    public init(blockerId: UUID, blockedId: UUID, version: Int64 = .nowInMicroseconds) {
+        self.blockerId = blockerId
+        self.blockedId = blockedId
+        self.version = version
+    }
+}
+
+extension Int64 {
+    /// The time now in microseconds since 1970: the version of events whose aggregate keeps no counter of its own.
+    public static var nowInMicroseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+}

@@ -150,7 +150,7 @@ import Testing
             latitude: 60.1697, longitude: 24.9486)
         let user = UserSnapshot(userId: UUID(), campus: "helsinki.fi", name: "Helmi", mode: "delivering")
         // Places publishes while matching is down: its queues are there, as a matching that ran once leaves them.
-        try Topology(service: "matching", handlers: ReadModels.handlers).declare(amqpURL: app.broker.url)
+        try Topology(service: "matching", handlers: ReadModels.handlers()).declare(amqpURL: app.broker.url)
         let status = BrokerStatus()
         let relay = OutboxRelay(
             topology: Topology(service: "places", publishes: [PlaceUpserted.type]), postgresURL: producer.url,

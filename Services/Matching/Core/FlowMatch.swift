@@ -24,6 +24,8 @@ public struct FlowMatch: Sendable {
     /// Why a match ended.
     public enum Ending: String, Sendable {
         case completed, cancelled, unmatched
+        /// One member blocked the other.
+        case blocked
     }
 
     /// Publishes `match.opened` in the connection's open transaction.

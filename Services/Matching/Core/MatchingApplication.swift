@@ -18,7 +18,8 @@ public func buildMatchingApplication(
         migrations: [MatchingMigrations.directory] + flows.compactMap { $0.migrations },
         topology: Topology(
             service: "matching", publishes: Set(flows.flatMap { $0.publishes }).sorted(),
-            handlers: ReadModels.handlers, otherExchanges: [LiveFrames.exchange]),
+            handlers: ReadModels.handlers(flows: flows, configuration: configuration),
+            otherExchanges: [LiveFrames.exchange]),
         bundle: .module, openAPIParts: flows.compactMap { $0.openAPI })
     let verifier = try await builder.accessTokenVerifier()
     // Live positions go straight to notifications' live exchange, which passes frames without seq to the sockets.

@@ -25,12 +25,21 @@ public protocol MatchingFlow: Sendable {
 
     /// What the shared scheduler calls when one of the flow's timers is due.
     var timerHandlers: TimerHandlers { get }
+
+    /// Closes what is open between two students one of whom just blocked the other (matches with reason `blocked`,
+    /// and their conversations with them; offers between them withdrawn), in the transaction of the block's event.
+    static func closeBetween(
+        _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws
 }
 
 extension MatchingFlow {
     public static var migrations: URL? { nil }
     public static var openAPI: URL? { nil }
     public var timerHandlers: TimerHandlers { TimerHandlers() }
+    public static func closeBetween(
+        _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {}
 }
 
 /// What every flow is made from.

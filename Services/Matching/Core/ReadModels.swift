@@ -2,13 +2,34 @@ import Contracts
 import Foundation
 import Messaging
 import Postgres
+import ServiceKit
 
 /// Matching's read models of places, users and images, kept from their services' events for every flow; an event
 /// older than what is held changes nothing.
 public enum ReadModels {
-    /// What matching handles of places', accounts' and media's events.
-    public static var handlers: EventHandlers {
+    /// What matching handles of places', accounts' and media's events; a block also closes what is open between the
+    /// two in each of `flows`.
+    public static func handlers(flows: [any MatchingFlow.Type] = [], configuration: ServiceConfiguration? = nil)
+        -> EventHandlers
+    {
         var handlers = EventHandlers()
+        handlers.on(UserBlocked.self, from: "accounts") { event, connection in
+            try connection.query(
+                """
+                INSERT INTO blocks (blocker_id, blocked_id) VALUES (\(event.blockerId), \(event.blockedId))
+                ON CONFLICT DO NOTHING
+                """)
+            if let configuration {
+                for flow in flows {
+                    try flow.closeBetween(
+                        event.blockerId, event.blockedId, configuration: configuration, on: connection)
+                }
+            }
+        }
+        handlers.on(UserUnblocked.self, from: "accounts") { event, connection in
+            try connection.query(
+                "DELETE FROM blocks WHERE blocker_id = \(event.blockerId) AND blocked_id = \(event.blockedId)")
+        }
         handlers.on(PlaceUpserted.self, from: "places") { event, connection in
             try applyPlace(event.place, version: event.version, isRetired: false, on: connection)
         }
@@ -88,6 +109,19 @@ public enum ReadModels {
         try !connection.query(
             "SELECT 1 AS own FROM media WHERE id = \(id) AND owner_id = \(owner) AND NOT deleted"
         ).isEmpty
+    }
+
+    /// The SQL condition that no block stands between the users `a` and `b` (SQL of their ids), either way round.
+    public static func unblocked(_ a: SQL, _ b: SQL) -> SQL {
+        """
+        NOT EXISTS (SELECT 1 FROM blocks
+            WHERE (blocks.blocker_id = \(a) AND blocks.blocked_id = \(b)) OR (blocks.blocker_id = \(b) AND blocks.blocked_id = \(a)))
+        """
+    }
+
+    /// Whether a block stands between `a` and `b`, either way round.
+    public static func isBlocked(_ a: UUID, _ b: UUID, on connection: PostgresConnection) throws -> Bool {
+        try !connection.query("SELECT 1 AS blocked WHERE NOT \(unblocked("\(a)::uuid", "\(b)::uuid"))").isEmpty
     }
 
     /// A live place of the campus of the given kind (any kind when nil), or 404 naming `what`.

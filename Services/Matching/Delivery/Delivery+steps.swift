@@ -86,12 +86,13 @@ public struct DeliverySteps: Sendable {
         try await withRepository { repository in try repository.restaurantsWithRuns(campus: campus) }
     }
 
-    /// The open runs at a restaurant, nearest destination to `point` first when one is given.
-    func openRuns(restaurantId: UUID, campus: String, from point: (latitude: Double, longitude: Double)?) async throws
-        -> [Run]
+    /// The open runs at a restaurant the caller may see, nearest destination to `point` first when one is given.
+    func openRuns(restaurantId: UUID, caller: Identity, from point: (latitude: Double, longitude: Double)?)
+        async throws -> [Run]
     {
         try await withRepository { repository in
-            try repository.openRuns(restaurantId: restaurantId, campus: campus, from: point)
+            try repository.openRuns(
+                restaurantId: restaurantId, campus: caller.campus, viewerId: caller.userId, from: point)
         }
     }
 
@@ -117,8 +118,12 @@ public struct DeliverySteps: Sendable {
             }
             let destination = try transaction.destination(destination, campus: caller.campus)
             if let runId {
+                let run = try repository.run(id: runId)
+                let isBlocked = try run.map {
+                    try ReadModels.isBlocked($0.delivererId, caller.userId, on: transaction.connection)
+                }
                 try DeliveryAccess.checkRequestedRun(
-                    try repository.run(id: runId), runCampus: try repository.campus(ofRun: runId),
+                    isBlocked == true ? nil : run, runCampus: try repository.campus(ofRun: runId),
                     restaurantIds: restaurantIds, ordererId: caller.userId, campus: caller.campus)
             }
             // NB: the orderer's lock serialises their orders, so that two at once cannot both pass the cap.
@@ -167,6 +172,9 @@ public struct DeliverySteps: Sendable {
             // NB: offer, then order, then run, as accepting locks them, so that the two do not deadlock.
             try repository.lockPendingOffers(orderId: orderId)
             let order = try DeliveryAccess.openOrder(try repository.lockOrder(id: orderId), campus: caller.campus)
+            guard try !ReadModels.isBlocked(order.ordererId, caller.userId, on: transaction.connection) else {
+                throw MatchingError.notFound("order")
+            }
             let runs = try repository.openRuns(delivererId: caller.userId, campus: caller.campus)
             guard let candidate = runId.map({ id in runs.first { $0.id == id } }) ?? runs.first else {
                 throw runId == nil

@@ -144,6 +144,35 @@ struct DeliveryTransaction {
         try fillSeats(of: match.runId)
     }
 
+    // MARK: Blocks
+
+    /// One of two students blocked the other: their active matches end (with `match.closed` reason `blocked`, and the
+    /// order back to dispatch, which offers it to no one in a block with its orderer), and the offers between them are
+    /// withdrawn and their orders dispatched again.
+    func closeBetween(_ a: UUID, _ b: UUID) throws {
+        for match in try repository.lockActiveMatches(between: a, b) {
+            guard let order = try repository.lockOrder(id: match.orderId) else { continue }
+            _ = try repository.lockRun(id: match.runId)
+            let version = try repository.endMatch(match.id, as: try match.status.after(.cancel))
+            try repository.releaseSeat(runId: match.runId)
+            try Outbox.append(
+                MatchCancelled(match: match.parties(campus: order.campus), cancelledBy: "blocked", version: version),
+                on: connection)
+            try match.flowMatch(campus: order.campus).announceClosed(.blocked, version: version, on: connection)
+            try repository.setOrderStatus(order.id, try order.status.after(.delivererCancelled))
+            try dispatch(orderId: order.id)
+            try fillSeats(of: match.runId)
+        }
+        for orderId in try repository.ordersOffered(between: a, b) {
+            guard let order = try repository.lockOrder(id: orderId) else { continue }
+            try withdrawPendingOffer(orderId: orderId, reason: "blocked")
+            if let waiting = try? order.status.after(.offerEnded) {
+                try repository.setOrderStatus(orderId, waiting)
+            }
+            try dispatch(orderId: orderId)
+        }
+    }
+
     // MARK: Timers
 
     /// `position` is `PositionPacing.timerKind`.

@@ -91,8 +91,7 @@ struct DeliveryController: Sendable {
         let point = try Self.point(request)
         return RunList(
             runs: try await steps.openRuns(
-                restaurantId: try context.id("restaurant"), campus: caller.campus,
-                from: point.map { ($0.lat, $0.lon) }))
+                restaurantId: try context.id("restaurant"), caller: caller, from: point.map { ($0.lat, $0.lon) }))
     }
 
     /// The point `lat` and `lon` of the query give, when they give one.

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
+import Logging
 import MatchingCore
 import Postgres
 import ServiceKit
@@ -42,6 +43,13 @@ public struct DeliveryFlow: MatchingFlow {
             kind, target, connection in
             try DeliveryTransaction(connection: connection, settings: settings).timerIsDue(kind, target)
         }
+    }
+
+    public static func closeBetween(
+        _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        let settings = try DeliverySettings(configuration, logger: Logger(label: "matching"))
+        try DeliveryTransaction(connection: connection, settings: settings).closeBetween(a, b)
     }
 
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {

@@ -26,7 +26,7 @@ struct OpenOrderCursor: Equatable {
 
 extension DeliveryPostgresRepository {
     /// A page of the campus's orders still waiting for a deliverer (waiting or offered, not expired, asking for no
-    /// run), not the caller's own, accepting `restaurantId` when given: nearest destination to `point` first when
+    /// run), not the caller's own nor of anyone in a block with them, accepting `restaurantId` when given: nearest destination to `point` first when
     /// given, else the longest waiting first.
     func openOrders(
         campus: String, callerId: UUID, from point: GeoPoint?, restaurantId: UUID?, limit: Int,
@@ -38,6 +38,7 @@ extension DeliveryPostgresRepository {
         var conditions: SQL = """
             o.campus = \(campus) AND o.status IN ('waiting', 'offered') AND o.expires_at > now()
               AND o.requested_run_id IS NULL AND o.orderer_id <> \(callerId)
+              AND \(ReadModels.unblocked("o.orderer_id", "\(callerId)::uuid"))
             """
         if let restaurantId {
             conditions.append(" AND o.restaurant_ids @> ARRAY[\(restaurantId)]::uuid[]")

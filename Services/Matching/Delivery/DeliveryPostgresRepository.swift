@@ -36,13 +36,16 @@ struct DeliveryPostgresRepository {
         try runs(where: "r.id = \(id)", from: nil, lock: true).first
     }
 
-    /// The open runs at a restaurant that have not closed yet, nearest destination to `point` first when one is given.
-    func openRuns(restaurantId: UUID, campus: String, from point: (latitude: Double, longitude: Double)?) throws
-        -> [Run]
-    {
+    /// The open runs at a restaurant that have not closed yet, nearest destination to `point` first when one is given;
+    /// not those of a deliverer in a block with `viewerId`.
+    func openRuns(
+        restaurantId: UUID, campus: String, viewerId: UUID, from point: (latitude: Double, longitude: Double)?
+    ) throws -> [Run] {
         try runs(
-            where:
-                "r.restaurant_id = \(restaurantId) AND r.campus = \(campus) AND r.status = 'open' AND r.closes_at > now()",
+            where: """
+                r.restaurant_id = \(restaurantId) AND r.campus = \(campus) AND r.status = 'open' AND r.closes_at > now()
+                  AND \(ReadModels.unblocked("r.deliverer_id", "\(viewerId)::uuid"))
+                """,
             from: point)
     }
 
@@ -216,6 +219,7 @@ struct DeliveryPostgresRepository {
                 EXISTS (SELECT 1 FROM offers o WHERE o.run_id = r.id AND o.order_id = \(order.id)) AS offered
             FROM runs r JOIN places rd ON rd.id = r.destination_id
             WHERE r.status = 'open' AND r.closes_at > now()
+              AND \(ReadModels.unblocked("r.deliverer_id", "\(order.ordererId)::uuid"))
               AND r.restaurant_id = ANY(\(order.restaurantIds.map(\.uuidString))::uuid[]) AND r.campus = \(order.campus) AND r.deliverer_id <> \(order.ordererId)
               AND (\(order.requestedRunId)::uuid IS NULL OR r.id = \(order.requestedRunId))
             """
@@ -282,6 +286,29 @@ struct DeliveryPostgresRepository {
             RETURNING id, order_id, run_id, deliverer_id, version
             """
         ).map { (try OfferEnded(withdrawn: $0), try $0.decode("run_id")) }
+    }
+
+    // MARK: Blocks
+
+    /// The active matches between two students, either side, locked.
+    func lockActiveMatches(between a: UUID, _ b: UUID) throws -> [Match] {
+        try connection.query(
+            """
+            SELECT id FROM matches WHERE status = 'active'
+              AND ((orderer_id = \(a) AND deliverer_id = \(b)) OR (orderer_id = \(b) AND deliverer_id = \(a)))
+            ORDER BY created_at
+            """
+        ).compactMap { try lockMatch(id: try $0.decode("id")) }
+    }
+
+    /// The orders with a pending offer between two students, either side.
+    func ordersOffered(between a: UUID, _ b: UUID) throws -> [UUID] {
+        try connection.query(
+            """
+            SELECT o.id FROM offers f JOIN orders o ON o.id = f.order_id WHERE f.status = 'pending'
+              AND ((o.orderer_id = \(a) AND f.deliverer_id = \(b)) OR (o.orderer_id = \(b) AND f.deliverer_id = \(a)))
+            """
+        ).map { try $0.decode("id") }
     }
 
     // MARK: Places

@@ -1,7 +1,7 @@
 // Chats: the open conversations with their unread counts, and one conversation with its history (paged back), live
 // messages, typing hints and read markers. A closed conversation leaves the list and takes no more messages.
 
-import { clock, field, form, h, replace, sameId, uuid, values } from "../dom.js";
+import { clock, confirmButton, field, form, h, replace, sameId, toast, uuid, values } from "../dom.js";
 import { flows } from "../flows.js";
 
 // A conversation's subject starts with the title of the flow whose match opened it.
@@ -72,8 +72,24 @@ function conversation(root, { api, feed, refreshUnread }, id) {
     markRead();
   });
 
+  // Blocking the other member ends what is open between them, this chat with it, in every flow.
+  const blockPlace = h("div", { class: "actions block", hidden: true });
   replace(root, h("section", { class: "card chat", "aria-labelledby": "chat-title" },
-    h("p", {}, h("a", { href: "#/chats" }, "← Chats")), title, subject, earlier, messages, typing, closed, composer));
+    h("p", {}, h("a", { href: "#/chats" }, "← Chats")), title, subject, earlier, messages, typing, closed, composer, blockPlace));
+
+  function offerBlock(member) {
+    if (!member?.id) return;
+    replace(blockPlace, confirmButton(`Block ${member.name}`, {}, {
+      question: `Block ${member.name}? You will not see each other anywhere, and what is open between you ends.`,
+      yes: "Block",
+      act: async () => {
+        await api.post("/v1/blocks", { userId: member.id });
+        toast(`You blocked ${member.name}`);
+        location.hash = "#/chats";
+      },
+    }));
+    blockPlace.hidden = false;
+  }
 
   function bubble(message) {
     const mine = sameId(message.senderId, me);
@@ -122,6 +138,7 @@ function conversation(root, { api, feed, refreshUnread }, id) {
     const entry = conversations.find((conversation) => sameId(conversation.id, id));
     if (entry) {
       title.textContent = entry.otherMember?.name ?? "Chat";
+      offerBlock(entry.otherMember);
       subject.textContent = `${flowTitles[entry.flow] ?? entry.flow}: ${entry.subject}`;
     } else {
       close();

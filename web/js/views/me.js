@@ -1,6 +1,6 @@
-// The person: name, bio and photo as others see them, and logging out.
+// The person: name, bio and photo as others see them, whom they blocked, and logging out.
 
-import { field, form, h, problem, replace, toast, values } from "../dom.js";
+import { describe, field, form, h, problem, replace, toast, values } from "../dom.js";
 import { imageKeeper } from "../images.js";
 
 export function mount(root, { api }) {
@@ -34,13 +34,40 @@ export function mount(root, { api }) {
     toast("Photo saved");
   });
 
+  const blocked = h("ul", { class: "list blocked", "aria-label": "People you blocked" });
+  async function loadBlocked() {
+    try {
+      const { blocks } = await api.get("/v1/blocks");
+      replace(blocked, blocks.length ? blocks.map((block) => {
+        const lift = h("button", { type: "button" }, "Unblock");
+        lift.addEventListener("click", async () => {
+          lift.disabled = true;
+          try {
+            await api.delete(`/v1/blocks/${block.userId}`);
+            toast(`You unblocked ${block.name}`);
+            loadBlocked();
+          } catch (error) {
+            lift.disabled = false;
+            toast(describe(error), "error");
+          }
+        });
+        return h("li", { class: "spread", dataset: { userId: block.userId.toLowerCase() } }, h("span", {}, block.name), lift);
+      }) : h("li", { class: "hint" }, "Nobody. Block someone from a chat; neither of you then sees the other."));
+    } catch (error) {
+      replace(blocked, h("li", { class: "form-error", role: "alert" }, describe(error)));
+    }
+  }
+
   replace(root,
     h("section", { class: "card", "aria-labelledby": "me-title" },
       h("h2", { id: "me-title" }, "Me"),
       h("div", { class: "row" }, photo, h("div", {}, h("p", { class: "name" }, user.name), h("p", { class: "hint" }, user.email))),
       profile,
       upload,
+      h("h3", {}, "Blocked"),
+      blocked,
       h("button", { type: "button", class: "danger", onclick: () => api.logout() }, "Log out")));
+  loadBlocked();
   showPhoto(user.photoId);
   api.get("/v1/me").then((fresh) => api.setUser(fresh)).catch(() => {});
   return () => images.stop();
