@@ -195,8 +195,9 @@ def test_an_order_from_two_restaurants_to_my_position_is_taken_from_the_open_req
     second, typed_second = free_restaurant(olli_api, porthania)
     while second["id"] == first["id"]:
         second, typed_second = free_restaurant(olli_api, porthania)
-    # The deliverer heads far from the order's point, so that the order is not offered to them: they find it listed.
-    far, typed_far = findable_building(olli_api, porthania, 700)
+    # The order's point is where the map centres on the first restaurant; the deliverer heads far from it, so that the
+    # order is not offered to them: they find it listed.
+    far, typed_far = findable_building(olli_api, first, 450)
     dina = browsers("Dina").sign_up()
     dina_api = api_of(dina)
     try:
