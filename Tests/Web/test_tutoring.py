@@ -80,3 +80,32 @@ def test_a_student_and_a_tutor_like_each_others_cards_see_the_match_and_chat(bro
     tomas.click("Yes, unmatch", within=match)
     tomas.sees("No matches yet")
     sofia.sees("This chat is closed.")
+
+
+def test_a_student_blocks_a_tutor_from_the_card_and_neither_sees_the_other_again(browsers):
+    course = f"WEB-{uuid.uuid4().int % 10**6}"
+    tomas = browsers("Tomas").sign_up()
+    sofia = browsers("Sofia").sign_up()
+    make_profile(tomas, "tutor", course, "Statistics")
+    tomas.click("Save profile")
+    tomas.sees("No more cards for now")
+    make_profile(sofia, "student", course, "Regression")
+    sofia.click("Save profile")
+
+    # Sofia blocks Tomas from his card, asked first; the card goes.
+    card = sofia.find(".tutoring-card")
+    assert card.find_element("css selector", "h3").text == "Tomas"
+    sofia.click("Block Tomas", within=card)
+    sofia.sees("Block Tomas? Neither of you will see the other in any app")
+    sofia.click("Block", within=card.find_element("css selector", ".confirm"))
+    sofia.sees("No more cards for now")
+    sofia.screenshot("blocked")
+
+    # Neither finds the other among the cards again; Sofia's Me lists the block.
+    tomas.click("Look again")
+    tomas.sees("No more cards for now")
+    assert tomas.all(".tutoring-card") == []
+    sofia.click("Look again")
+    sofia.sees("No more cards for now")
+    sofia.tab("me")
+    assert "Tomas" in sofia.find("ul.blocked").text

@@ -1,7 +1,7 @@
 // The cards: people who share a course, to like or pass one at a time (buttons, arrow keys, or a sideways drag on a
 // phone). Without a profile the screen asks for one first.
 
-import { describe, field, h, replace, toast } from "../../dom.js";
+import { confirmButton, describe, field, h, replace, toast } from "../../dom.js";
 import { profileOf, profileScreen } from "./profile.js";
 import { money, roles } from "./shared.js";
 
@@ -91,7 +91,17 @@ function cardDeck({ context, life, images, body, celebrate }, mine, noProfile) {
         card.availability ? h("span", {}, card.availability) : null),
       error,
       h("div", { class: "actions swipe-actions" }, pass, like),
-      h("p", { class: "hint keys" }, "Arrow keys: ← pass, → like."));
+      h("p", { class: "hint keys" }, "Arrow keys: ← pass, → like."),
+      // Blocking: neither sees the other anywhere from then on.
+      h("div", { class: "actions block" }, confirmButton(`Block ${card.name}`, { class: "link danger" }, {
+        question: `Block ${card.name}? Neither of you will see the other in any app, and what is open between you ends.`,
+        yes: "Block",
+        act: async () => {
+          await api.post("/v1/blocks", { userId: card.userId });
+          toast(`You blocked ${card.name}`);
+          if (current === card) next();
+        },
+      })));
 
     async function swipe(isLike) {
       if (busy || current !== card) return;
