@@ -108,6 +108,14 @@ public struct ExchangeSteps: Sendable {
     /// them gets 409 (a retry of the winner gets its exchange again). The owner is told and the chat opens.
     public func agree(to listingId: UUID, offering: String?, caller: Identity) async throws -> Exchange {
         try await transaction { rows in
+            // NB: the pair's lock before the listing's, as a block's closing takes them (then the exchange's, then the
+            // listing's): a block either stops this agreement or closes the exchange it makes.
+            if let ownerId = try rows.owner(of: listingId), ownerId != caller.userId {
+                try rows.lockPair(ownerId, caller.userId)
+                guard try !ReadModels.isBlocked(ownerId, caller.userId, on: rows.connection) else {
+                    throw MatchingError.notFound("listing")
+                }
+            }
             // A withdrawn listing is gone to all but its owner.
             guard let listing = try rows.lockListing(listingId, campus: caller.campus),
                 listing.status != .withdrawn || listing.ownerId == caller.userId
@@ -170,9 +178,31 @@ public struct ExchangeSteps: Sendable {
                     otherPartyId: caller.userId == exchange.ownerId ? exchange.takerId : exchange.ownerId,
                     version: version),
                 on: rows.connection)
-            try Self.match(exchangeId, caller: caller, ownerId: exchange.ownerId, takerId: exchange.takerId)
+            try Self.match(exchangeId, campus: caller.campus, ownerId: exchange.ownerId, takerId: exchange.takerId)
                 .announceClosed(.cancelled, version: version, on: rows.connection)
             return try rows.exchange(exchangeId, caller: caller)!
+        }
+    }
+
+    /// One of two students blocked the other (`a` the blocker): each exchange in progress between them is called
+    /// off as a cancellation by the blocker does (the listing active again), with `match.closed` reason `blocked`,
+    /// in the transaction of the block's event. Finished exchanges and their reviews stay.
+    static func closeBetween(_ a: UUID, _ b: UUID, rows: ExchangePostgresRepository) throws {
+        try rows.lockPair(a, b)
+        for exchange in try rows.lockExchangesInProgress(between: a, b) {
+            let version = try rows.updateExchange(exchange.id, to: try exchange.progress.cancelled(), cancelledBy: a)
+            if let listing = try rows.lockListing(exchange.listingId, campus: exchange.campus),
+                let reopened = try? listing.status.after(.exchangeCancelled)
+            {
+                try rows.setListingStatus(exchange.listingId, reopened)
+            }
+            try Outbox.append(
+                ExchangeCancelled(
+                    exchangeId: exchange.id, listingId: exchange.listingId, cancelledBy: a, otherPartyId: b,
+                    version: version),
+                on: rows.connection)
+            try Self.match(exchange.id, campus: exchange.campus, ownerId: exchange.ownerId, takerId: exchange.takerId)
+                .announceClosed(.blocked, version: version, on: rows.connection)
         }
     }
 
@@ -197,8 +227,10 @@ public struct ExchangeSteps: Sendable {
                         exchangeId: exchangeId, listingId: exchange.listingId,
                         partyIds: [exchange.ownerId, exchange.takerId], version: version),
                     on: rows.connection)
-                try Self.match(exchangeId, caller: caller, ownerId: exchange.ownerId, takerId: exchange.takerId)
-                    .announceClosed(.completed, version: version, on: rows.connection)
+                try Self.match(
+                    exchangeId, campus: caller.campus, ownerId: exchange.ownerId, takerId: exchange.takerId
+                )
+                .announceClosed(.completed, version: version, on: rows.connection)
             }
             return try rows.exchange(exchangeId, caller: caller)!
         }
@@ -266,9 +298,9 @@ public struct ExchangeSteps: Sendable {
     }
 
     /// The exchange as the match its chat belongs to; closing needs only the members' ids.
-    private static func match(_ exchangeId: UUID, caller: Identity, ownerId: UUID, takerId: UUID) -> FlowMatch {
+    private static func match(_ exchangeId: UUID, campus: String, ownerId: UUID, takerId: UUID) -> FlowMatch {
         FlowMatch(
-            id: exchangeId, flow: ExchangeFlow.name, campus: caller.campus,
+            id: exchangeId, flow: ExchangeFlow.name, campus: campus,
             members: [
                 MatchMember(userId: ownerId, name: "", role: ExchangeSide.owner.rawValue),
                 MatchMember(userId: takerId, name: "", role: ExchangeSide.taker.rawValue),

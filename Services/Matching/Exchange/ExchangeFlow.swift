@@ -24,6 +24,12 @@ public struct ExchangeFlow: MatchingFlow {
         steps = ExchangeSteps(database: context.database)
     }
 
+    public static func closeBetween(
+        _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        try ExchangeSteps.closeBetween(a, b, rows: ExchangePostgresRepository(connection: connection))
+    }
+
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
         ExchangeController(steps: steps).addRoutes(to: router, verifier: verifier)
     }

@@ -40,15 +40,18 @@ extension ExchangePostgresRepository {
         ).map { try $0.decode("word", as: String.self) }
     }
 
-    /// Up to `query.limit + 1` listings in the query's order after its cursor, each with its sort keys. `words`: for
-    /// each typed word, the known words that match it.
+    /// Up to `query.limit + 1` listings in the query's order after its cursor, each with its sort keys; none of anyone
+    /// in a block with the caller. `words`: for each typed word, the known words that match it.
     func page(_ query: ListingQuery, words: [[String]], caller: Identity) throws
         -> [(listing: Listing, rank: Double, createdAtMicroseconds: Int64)]
     {
         var filters: SQL =
             query.isMine
             ? "l.campus = \(caller.campus) AND l.owner_id = \(caller.userId)"
-            : "l.campus = \(caller.campus) AND l.status = 'active'"
+            : """
+            l.campus = \(caller.campus) AND l.status = 'active'
+                AND (l.owner_id = \(caller.userId) OR \(ReadModels.unblocked("l.owner_id", "\(caller.userId)::uuid")))
+            """
         if let category = query.category {
             filters.append(" AND l.category = \(category.rawValue)")
         }

@@ -44,7 +44,8 @@ struct ExchangePostgresRepository {
         ).isEmpty
     }
 
-    /// A listing of the caller's campus as they see it (a withdrawn one only when it is theirs).
+    /// A listing of the caller's campus as they see it (a withdrawn one only when it is theirs; none of anyone in a
+    /// block with them).
     func listing(_ id: UUID, caller: Identity) throws -> Listing? {
         try connection.query(
             """
@@ -52,6 +53,7 @@ struct ExchangePostgresRepository {
             FROM exchange_listings l \(Self.listingJoins)
             WHERE l.id = \(id) AND l.campus = \(caller.campus)
                 AND (l.status <> 'withdrawn' OR l.owner_id = \(caller.userId))
+                AND (l.owner_id = \(caller.userId) OR \(ReadModels.unblocked("l.owner_id", "\(caller.userId)::uuid")))
             """
         ).first.map(Self.listing)
     }
@@ -124,6 +126,38 @@ struct ExchangePostgresRepository {
             VALUES (\(id), \(listingId), \(caller.campus), \(ownerId), \(caller.userId), \(caller.name),
                 \(offering), 'in_progress')
             """)
+    }
+
+    /// Takes the lock that agreeing and a block's closing take of a pair of students, for the rest of the transaction.
+    func lockPair(_ first: UUID, _ second: UUID) throws {
+        try connection.query(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended('exchange' ||
+                least(\(first)::uuid, \(second)::uuid)::text || greatest(\(first)::uuid, \(second)::uuid)::text, 0))
+            """)
+    }
+
+    /// The exchanges in progress between two students, either side, locked for a change.
+    func lockExchangesInProgress(between a: UUID, _ b: UUID) throws
+        -> [(id: UUID, listingId: UUID, campus: String, ownerId: UUID, takerId: UUID, progress: ExchangeProgress)]
+    {
+        try connection.query(
+            """
+            SELECT id, listing_id, campus, owner_id, taker_id, status, owner_completed, taker_completed FROM exchanges
+            WHERE status = 'in_progress'
+                AND ((owner_id = \(a) AND taker_id = \(b)) OR (owner_id = \(b) AND taker_id = \(a)))
+            ORDER BY id
+            FOR UPDATE
+            """
+        ).map { row in
+            (
+                try row.decode("id"), try row.decode("listing_id"), try row.decode("campus"),
+                try row.decode("owner_id"), try row.decode("taker_id"),
+                ExchangeProgress(
+                    status: try row.decode("status"), ownerCompleted: try row.decode("owner_completed"),
+                    takerCompleted: try row.decode("taker_completed"))
+            )
+        }
     }
 
     /// An exchange of the caller's campus locked for a change, when the caller is one of its parties.

@@ -71,6 +71,11 @@ public struct TutoringSteps: Sendable {
             }
             try TutoringRules.requireSwipable(them, by: me)
             try rows.lockPair(caller.userId, target)
+            // NB: read under the pair's lock, which a block's closing takes too: a block either stops this swipe or
+            // closes the match it makes.
+            guard try !ReadModels.isBlocked(caller.userId, target, on: rows.connection) else {
+                throw MatchingError.notFound("card")
+            }
             guard try rows.insertSwipe(by: caller.userId, on: target, likes: likes) else {
                 throw MatchingError.conflict("You already swiped on this user.")
             }
@@ -104,17 +109,31 @@ public struct TutoringSteps: Sendable {
     public func unmatch(_ matchId: UUID, caller: Identity) async throws {
         try await transaction { rows in
             guard let match = try rows.lockMatch(matchId, caller: caller) else { throw MatchingError.notFound("match") }
-            let version = try rows.setMatchStatus(matchId, try match.status.after(.unmatch), by: caller.userId)
-            try Outbox.append(
-                TutoringUnmatched(
-                    matchId: matchId, unmatchedBy: caller.userId, memberIds: match.members.map(\.userId),
-                    version: version),
-                on: rows.connection)
-            try FlowMatch(
-                id: matchId, flow: TutoringFlow.name, campus: match.campus, members: match.members, subject: ""
-            )
-            .announceClosed(.unmatched, version: version, on: rows.connection)
+            try Self.end(matchId, match, as: .unmatched, by: caller.userId, rows: rows)
         }
+    }
+
+    /// One of two students blocked the other (`a` the blocker): their active match ends as an unmatch does, with
+    /// `match.closed` reason `blocked`, in the transaction of the block's event.
+    static func closeBetween(_ a: UUID, _ b: UUID, rows: TutoringPostgresRepository) throws {
+        try rows.lockPair(a, b)
+        guard let active = try rows.lockActiveMatch(between: a, b) else { return }
+        try end(active.id, active.match, as: .blocked, by: a, rows: rows)
+    }
+
+    /// Ends a locked match `by` one of its members: both are told (`tutoring.unmatched`), and `match.closed` with
+    /// `ending` closes the chat.
+    private static func end(
+        _ matchId: UUID, _ match: (campus: String, members: [MatchMember], status: TutoringMatchStatus),
+        as ending: FlowMatch.Ending, by userId: UUID, rows: TutoringPostgresRepository
+    ) throws {
+        let version = try rows.setMatchStatus(matchId, try match.status.after(.unmatch), by: userId)
+        try Outbox.append(
+            TutoringUnmatched(
+                matchId: matchId, unmatchedBy: userId, memberIds: match.members.map(\.userId), version: version),
+            on: rows.connection)
+        try FlowMatch(id: matchId, flow: TutoringFlow.name, campus: match.campus, members: match.members, subject: "")
+            .announceClosed(ending, version: version, on: rows.connection)
     }
 
     /// The caller as a swiper; 409 naming the fix when they have no profile.

@@ -22,6 +22,12 @@ public struct TutoringFlow: MatchingFlow {
         steps = TutoringSteps(database: context.database)
     }
 
+    public static func closeBetween(
+        _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        try TutoringSteps.closeBetween(a, b, rows: TutoringPostgresRepository(connection: connection))
+    }
+
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
         TutoringController(steps: steps).addRoutes(to: router, verifier: verifier)
     }

@@ -34,7 +34,7 @@ struct TutoringPostgresRepository {
     }
 
     /// A profile of the caller's campus in full, when it is the caller's own or that of someone in an active match
-    /// with them.
+    /// with them and in no block with them.
     func profile(_ userId: UUID, visibleTo caller: Identity) throws -> TutoringProfile? {
         try connection.query(
             """
@@ -43,10 +43,12 @@ struct TutoringPostgresRepository {
                 p.updated_at
             FROM tutoring_profiles p LEFT JOIN users u ON u.id = p.user_id
             WHERE p.user_id = \(userId) AND p.campus = \(caller.campus)
-                AND (p.user_id = \(caller.userId) OR EXISTS (
-                    SELECT 1 FROM tutoring_matches m
-                    WHERE m.first_id = least(\(userId)::uuid, \(caller.userId)::uuid)
-                        AND m.second_id = greatest(\(userId)::uuid, \(caller.userId)::uuid) AND m.status = 'active'))
+                AND (p.user_id = \(caller.userId) OR (
+                    \(ReadModels.unblocked("p.user_id", "\(caller.userId)::uuid")) AND EXISTS (
+                        SELECT 1 FROM tutoring_matches m
+                        WHERE m.first_id = least(\(userId)::uuid, \(caller.userId)::uuid)
+                            AND m.second_id = greatest(\(userId)::uuid, \(caller.userId)::uuid)
+                            AND m.status = 'active')))
             """
         ).first.map { row in
             TutoringProfile(
@@ -85,7 +87,7 @@ struct TutoringPostgresRepository {
     // MARK: The feed
 
     /// Up to `limit + 1` cards of `role` on the caller's campus who share one of `courses` (and `course` when given)
-    /// and whom the caller has not swiped, after `after`; ranked from the course index alone, and only the page's
+    /// and whom the caller has not swiped nor is in a block with, after `after`; ranked from the course index alone, and only the page's
     /// profiles are read. Each card with its ranks.
     func feedPage(
         caller: Identity, role: TutoringRole, courses: [String], course: String?, after: FeedCursor?, limit: Int
@@ -106,6 +108,7 @@ struct TutoringPostgresRepository {
                 FROM tutoring_courses c
                 WHERE c.campus = \(caller.campus) AND c.role = \(role.rawValue)
                     AND c.course = ANY(\(courses)::text[]) AND c.user_id <> \(caller.userId)
+                    AND \(ReadModels.unblocked("c.user_id", "\(caller.userId)::uuid"))
                     AND NOT EXISTS (
                         SELECT 1 FROM tutoring_swipes s
                         WHERE s.swiper_id = \(caller.userId) AND s.target_id = c.user_id)
@@ -208,15 +211,36 @@ struct TutoringPostgresRepository {
             WHERE id = \(id) AND (first_id = \(caller.userId) OR second_id = \(caller.userId))
             FOR UPDATE
             """
+        ).first.map(Self.lockedMatch)
+    }
+
+    /// A locked match's campus, members (without names) and status.
+    private static func lockedMatch(_ row: PostgresRow) throws
+        -> (campus: String, members: [MatchMember], status: TutoringMatchStatus)
+    {
+        (
+            try row.decode("campus"),
+            [
+                MatchMember(userId: try row.decode("first_id"), name: "", role: try row.decode("first_role")),
+                MatchMember(userId: try row.decode("second_id"), name: "", role: try row.decode("second_role")),
+            ],
+            try row.decode("status")
+        )
+    }
+
+    /// The active match of two students, either way round, locked for a change.
+    func lockActiveMatch(between a: UUID, _ b: UUID) throws
+        -> (id: UUID, match: (campus: String, members: [MatchMember], status: TutoringMatchStatus))?
+    {
+        try connection.query(
+            """
+            SELECT id, campus, first_id, second_id, first_role, second_role, status FROM tutoring_matches
+            WHERE first_id = least(\(a)::uuid, \(b)::uuid) AND second_id = greatest(\(a)::uuid, \(b)::uuid)
+                AND status = 'active'
+            FOR UPDATE
+            """
         ).first.map { row in
-            (
-                try row.decode("campus"),
-                [
-                    MatchMember(userId: try row.decode("first_id"), name: "", role: try row.decode("first_role")),
-                    MatchMember(userId: try row.decode("second_id"), name: "", role: try row.decode("second_role")),
-                ],
-                try row.decode("status")
-            )
+            (try row.decode("id"), try Self.lockedMatch(row))
         }
     }
 
