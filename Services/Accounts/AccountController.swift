@@ -140,6 +140,9 @@ struct AccountController: Sendable {
         if settings.requiresEmailVerification && !credentials.account.isEmailVerified {
             throw AccountError.emailNotVerified
         }
+        if let reason = try await repository.suspension(of: credentials.account.id) {
+            throw AccountError.suspended(reason: reason)
+        }
         return try await newSession(for: credentials.account)
     }
 

@@ -14,6 +14,10 @@ enum AccountError: ProblemConvertible {
     case notYourImage
     /// Missing, or of another campus: the same answer.
     case notFound(String)
+    /// Only the campus's moderators may.
+    case notModerator
+    /// A moderator suspended the account, for `reason`.
+    case suspended(reason: String)
 
     var problem: Problem {
         switch self {
@@ -38,6 +42,12 @@ enum AccountError: ProblemConvertible {
             Problem(.badRequest, title: "Invalid code", detail: "The code is wrong or has expired.", field: "code")
         case .invalidRefreshToken:
             Problem(.unauthorized, title: "Invalid refresh token", detail: "Log in again.")
+        case .notModerator:
+            Problem(.forbidden, title: "Moderators only", detail: "Only the campus's moderators may do this.")
+        case .suspended(let reason):
+            Problem(
+                .forbidden, title: "Account suspended",
+                detail: "A moderator of your campus suspended your account: \(reason)", type: "/problems/suspended")
         case .notFound(let what):
             .notFound("No such \(what) on your campus.")
         case .notYourImage:

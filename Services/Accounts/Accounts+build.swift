@@ -14,7 +14,9 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
         topology: Topology(
             service: "accounts",
-            publishes: [UserRegistered.type, UserUpdated.type, UserBlocked.type, UserUnblocked.type],
+            publishes: [
+                UserRegistered.type, UserUpdated.type, UserBlocked.type, UserUnblocked.type, UserSuspended.type,
+            ],
             handlers: AccountPostgresRepository.mediaHandlers),
         bundle: .module)
     let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
@@ -32,5 +34,6 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         mailer: LogMailer(logger: logger), settings: settings
     ).addRoutes(to: builder.router)
     BlockController(repository: repository, verifier: tokens.verifier).addRoutes(to: builder.router)
+    ModerationController(repository: repository, verifier: tokens.verifier).addRoutes(to: builder.router)
     return try builder.build()
 }

@@ -87,3 +87,19 @@ extension Int64 {
     /// The time now in microseconds since 1970: the version of events whose aggregate keeps no counter of its own.
     public static var nowInMicroseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
 }
+
+/// A campus moderator suspended a student: they cannot log in, and every service hides everything of theirs from
+/// everyone, as if everyone had blocked them.
+public struct UserSuspended: Event, Equatable {
+    public static let type = "user.suspended"
+    public var userId: UUID
+    public var campus: String
+    public var version: Int64
+    public var aggregateId: UUID { userId }
+
+    public init(userId: UUID, campus: String, version: Int64 = .nowInMicroseconds) {
+        self.userId = userId
+        self.campus = campus
+        self.version = version
+    }
+}

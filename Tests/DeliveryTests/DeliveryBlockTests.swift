@@ -78,4 +78,23 @@ import Testing
         let held: Int = try await app.database.pool.query("SELECT held FROM runs").first!.decode("held")
         #expect(held == 0)
     }
+
+    @Test func aSuspendedDelivererIsHiddenFromEveryoneAsIfEveryoneHadBlockedThem() async throws {
+        let app = try await MatchingTestApp.make()
+        let (aino, olli, eero) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Eero"))
+        let run = try await app.checkIn(aino)
+        try await apply(UserSuspended(userId: aino.userId, campus: "helsinki.fi"), in: app)
+
+        for viewer in [olli, eero] {
+            let runs = try await app.steps.openRuns(
+                restaurantId: MatchingTestApp.unicafe.placeId, caller: viewer, from: nil)
+            #expect(runs.isEmpty)
+        }
+        let order = try await app.order(olli, "Soup")
+        #expect(order.status == .waiting)
+        #expect(try await app.pendingOffer(for: aino) == nil)
+        await #expect(throws: MatchingError.notFound("run at that restaurant")) {
+            _ = try await app.order(eero, "Tea", run: run.id)
+        }
+    }
 }

@@ -26,6 +26,10 @@ public enum ReadModels {
                 }
             }
         }
+        handlers.on(UserSuspended.self, from: "accounts") { event, connection in
+            try connection.query(
+                "INSERT INTO suspended_users (user_id) VALUES (\(event.userId)) ON CONFLICT DO NOTHING")
+        }
         handlers.on(UserUnblocked.self, from: "accounts") { event, connection in
             try connection.query(
                 "DELETE FROM blocks WHERE blocker_id = \(event.blockerId) AND blocked_id = \(event.blockedId)")
@@ -111,11 +115,13 @@ public enum ReadModels {
         ).isEmpty
     }
 
-    /// The SQL condition that no block stands between the users `a` and `b` (SQL of their ids), either way round.
+    /// The SQL condition that no block stands between the users `a` and `b` (SQL of their ids), either way round, and
+    /// that neither is suspended (a suspended student is as if everyone had blocked them).
     public static func unblocked(_ a: SQL, _ b: SQL) -> SQL {
         """
-        NOT EXISTS (SELECT 1 FROM blocks
+        (NOT EXISTS (SELECT 1 FROM blocks
             WHERE (blocks.blocker_id = \(a) AND blocks.blocked_id = \(b)) OR (blocks.blocker_id = \(b) AND blocks.blocked_id = \(a)))
+         AND NOT EXISTS (SELECT 1 FROM suspended_users WHERE suspended_users.user_id IN (\(a), \(b))))
         """
     }
 
