@@ -46,9 +46,13 @@ import Testing
                 let position = (underway["driver"] as? [String: Any])?["position"] as? [String: Any]
                 #expect(position?["lat"] as? Double == last.lat)
 
-                for step in ["arrived", "started", "completed"] {
+                let code = try #require(underway["code"] as? String)
+                let steps: [(String, [String: Any]?)] = [
+                    ("arrived", nil), ("started", ["code": code]), ("completed", nil),
+                ]
+                for (step, body) in steps {
                     try await LiveRoute.expect(
-                        .ok, client.call(.post, "/v1/rides/\(rideId)/\(step)", token: driverToken))
+                        .ok, client.call(.post, "/v1/rides/\(rideId)/\(step)", token: driverToken, body: body))
                 }
                 let heardBefore = listener.frames(to: rider).count
                 for point in LiveRoute.route.prefix(3) {

@@ -31,7 +31,7 @@ import Testing
             (.open, .accept, .accepted), (.accepted, .mark(.arrived), .arrived), (.arrived, .mark(.started), .started),
             (.started, .mark(.completed), .completed), (.open, .cancel, .cancelled), (.accepted, .cancel, .cancelled),
             (.arrived, .cancel, .cancelled), (.accepted, .giveUp, .open), (.arrived, .giveUp, .open),
-            (.open, .expire, .expired),
+            (.open, .expire, .expired), (.arrived, .refuseCode, .cancelled),
         ]
 
         for status in RideStatus.allCases {
@@ -45,7 +45,7 @@ import Testing
                 #expect(refusal?.hasPrefix("not a 409") != true)
             }
         }
-        #expect(RideStatus.Action.allCases.count == 7)
+        #expect(RideStatus.Action.allCases.count == 8)
     }
 
     @Test func underwayAndCancellableFollowTheTransitions() {
@@ -66,6 +66,9 @@ import Testing
         #expect(
             conflict { _ = try RideStatus.started.after(.cancel) }
                 == "This ride is started; it can no longer be cancelled.")
+        #expect(
+            conflict { _ = try RideStatus.accepted.after(.refuseCode) }
+                == "This ride is accepted; a code is entered only once its driver has arrived.")
     }
 
     @Test func whoTheCallerIsToARide() {

@@ -437,14 +437,17 @@ import Testing
             try await addDriver(client, tokens[1], at: Self.north(meters: 500))
             let rideId = try await requestRide(client, tokens[0])
             _ = try await client.call(.post, "/v1/rides/\(rideId)/accept", token: tokens[1])
-            let (tooEarly, _) = try await client.call(.post, "/v1/rides/\(rideId)/started", token: tokens[1])
+            let code = try await riderCode(client, rideId, riderToken: tokens[0])
+            let (tooEarly, _) = try await client.call(
+                .post, "/v1/rides/\(rideId)/started", token: tokens[1], body: ["code": code])
             let (byRider, _) = try await client.call(.post, "/v1/rides/\(rideId)/arrived", token: tokens[0])
             let (arrived, _) = try await client.call(.post, "/v1/rides/\(rideId)/arrived", token: tokens[1])
             let (twice, _) = try await client.call(.post, "/v1/rides/\(rideId)/arrived", token: tokens[1])
             let moved = Self.north(meters: 10)
             _ = try await client.call(.put, "/v1/rides/driver/location", token: tokens[1], body: Self.pointOf(moved))
             let (_, underway) = try await client.call(.get, "/v1/rides/\(rideId)", token: tokens[0])
-            let (started, _) = try await client.call(.post, "/v1/rides/\(rideId)/started", token: tokens[1])
+            let (started, _) = try await client.call(
+                .post, "/v1/rides/\(rideId)/started", token: tokens[1], body: ["code": code])
             let (cancelStarted, _) = try await client.call(.post, "/v1/rides/\(rideId)/cancel", token: tokens[0])
             let (completed, done) = try await client.call(.post, "/v1/rides/\(rideId)/completed", token: tokens[1])
             let (_, finished) = try await client.call(.get, "/v1/rides/\(rideId)", token: tokens[0])
@@ -482,9 +485,7 @@ import Testing
             let (_, riding) = try await client.call(.get, "/v1/rides/current", token: tokens[0])
             let (_, driving) = try await client.call(.get, "/v1/rides/current", token: tokens[1])
             let (strangers, _) = try await client.call(.get, "/v1/rides/current", token: tokens[2])
-            for step in ["arrived", "started", "completed"] {
-                _ = try await client.call(.post, "/v1/rides/\(rideId)/\(step)", token: tokens[1])
-            }
+            try await driveToTheEnd(client, rideId, riderToken: tokens[0], driverToken: tokens[1])
             let (riderAfter, _) = try await client.call(.get, "/v1/rides/current", token: tokens[0])
             let (driverAfter, problem) = try await client.call(.get, "/v1/rides/current", token: tokens[1])
 

@@ -1,5 +1,6 @@
 """The story Tarrare exists for, told through the gateway of the system that scripts/up started."""
 
+import re
 import uuid
 
 from conftest import ROOT, Student, eventually
@@ -300,7 +301,8 @@ def test_two_students_swap_snacks_from_a_photo_to_a_review(system):
 
 def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system):
     """My Driver through the gateway: a driver online near the rider hears the request on their socket, accepts,
-    the rider hears it with the driver's car and position, they chat, and the ride goes to its end."""
+    the rider hears it with the driver's car and position and the ride's code, they chat, the driver starts the ride
+    with the code the rider tells them (never shown to the driver), and the ride goes to its end."""
     pickup = {"lat": 60.1690 + (uuid.uuid4().int % 1000) / 1e6, "lon": 24.9400}
     ville = Student("Ville")
     rosa = Student("Rosa")
@@ -325,9 +327,15 @@ def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system
         assert heard is not None and heard["data"]["driver"]["car"] == "Blue Toyota Yaris, ABC-123"
         shown = rosa.get(f"/v1/rides/{ride['id']}").json()
         assert shown["status"] == "accepted" and shown["driver"]["position"]["lat"] == pickup["lat"] + 0.0004
-        # Either side finds the ride from any device.
+        code = shown["code"]
+        assert re.fullmatch(r"[0-9]{4}", code) and heard["data"]["code"] == code
+        assert "code" not in accepted.json()
+        # Either side finds the ride from any device; only the rider sees its code.
         assert rosa.get("/v1/rides/current").json()["id"] == ride["id"]
-        assert ville.get("/v1/rides/current").json()["id"] == ride["id"]
+        assert rosa.get("/v1/rides/current").json()["code"] == code
+        driving = ville.get("/v1/rides/current").json()
+        assert driving["id"] == ride["id"] and "code" not in driving
+        assert "code" not in ville.get(f"/v1/rides/{ride['id']}").json()
 
         # The driver's position reaches the rider's socket live, as a frame outside the feed.
         moved = {"lat": pickup["lat"] + 0.0002, "lon": pickup["lon"]}
@@ -340,11 +348,27 @@ def test_a_rider_asks_the_nearest_driver_hears_it_accepts_and_drives_them(system
         assert ville.when_known("GET", f"{chat}/messages", expected=200)
         assert ville.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Two minutes away"}).status_code == 201
         assert rosa_socket.wait_for("message.sent", text="Two minutes away") is not None
-        for step in ("arrived", "started", "completed"):
-            answer = ville.post(f"/v1/rides/{ride['id']}/{step}")
-            assert answer.status_code == 200, answer.text
-            assert rosa_socket.wait_for(f"ride.{step}", rideId=ride["id"]) is not None
+        arrived = ville.post(f"/v1/rides/{ride['id']}/arrived")
+        assert arrived.status_code == 200 and "code" not in arrived.json(), arrived.text
+        assert rosa_socket.wait_for("ride.arrived", rideId=ride["id"]) is not None
+        # The driver starts the ride with the code the rider tells them: none or a malformed one is 400 naming it, a
+        # wrong one 409 with the tries left.
+        for body in ({}, {"code": "12"}, {"code": "abcd"}):
+            refused = ville.post(f"/v1/rides/{ride['id']}/started", body)
+            assert refused.status_code == 400 and refused.json()["field"] == "code", refused.text
+        wrong = ville.post(f"/v1/rides/{ride['id']}/started", {"code": f"{(int(code) + 1) % 10000:04d}"})
+        assert wrong.status_code == 409 and "4 tries left" in wrong.json()["detail"], wrong.text
+        assert ville.get(f"/v1/rides/{ride['id']}").json()["status"] == "arrived"
+        started = ville.post(f"/v1/rides/{ride['id']}/started", {"code": code})
+        assert started.status_code == 200 and started.json()["status"] == "started", started.text
+        assert "code" not in started.json()
+        assert rosa_socket.wait_for("ride.started", rideId=ride["id"]) is not None
+        completed = ville.post(f"/v1/rides/{ride['id']}/completed")
+        assert completed.status_code == 200, completed.text
+        assert rosa_socket.wait_for("ride.completed", rideId=ride["id"]) is not None
         assert rosa_socket.wait_for("conversation.closed") is not None
+        # No entry of the driver's feed carries the code.
+        assert not [entry for entry in ville_socket.entries if "code" in entry.get("data", {})]
         finished = rosa.get(f"/v1/rides/{ride['id']}").json()
         assert finished["status"] == "completed" and finished["driver"].get("position") is None
         assert rosa.get("/v1/rides/current").status_code == 404

@@ -1,5 +1,6 @@
 """My Driver in the browser: a rider asks for a ride on the map, a driver nearby hears of it and accepts, and the rider
-watches the driver's marker move until the ride ends; a rider cancelling is asked first."""
+watches the driver's marker move until the ride ends; the driver starts the ride with the code the rider's screen
+shows, and five wrong codes cancel it; a rider cancelling is asked first."""
 
 import random
 import re
@@ -19,6 +20,52 @@ def point_of(browser, css):
 
 def near(a, b):
     return a is not None and b is not None and abs(a[0] - b[0]) < 1e-6 and abs(a[1] - b[1]) < 1e-6
+
+
+def rider_code(rider, driver):
+    """The code the rider's screen shows ("Tell your driver this code: 4821"), which the driver's never does."""
+    code = rider.find(".ride-code strong[data-code]").get_attribute("data-code")
+    assert re.fullmatch(r"[0-9]{4}", code), code
+    assert f"Tell your driver this code: {code}" in rider.text_of(".ride-code")
+    assert not driver.all(".ride-code") and not driver.all("[data-code]")
+    return code
+
+
+def other_code(code):
+    return f"{(int(code) + 1) % 10000:04d}"
+
+
+def enter_code(driver, code):
+    driver.type("Rider's code", code)
+    driver.click("Start ride")
+
+
+def sign_up_and_accept(browsers):
+    """A driver online and a rider whose request, a random step away, the driver accepts: (driver, rider)."""
+    suffix = uuid.uuid4().hex[:6]
+    ville = browsers("Ville").sign_up(f"Ville {suffix}")
+    rosa = browsers("Rosa").sign_up(f"Rosa {suffix}")
+    ville.tab("rides")
+    ville.click("Drive")
+    ville.type("Car", CAR)
+    ville.type("Seats", "3")
+    ville.click("Save driver profile")
+    ville.click("Go online")
+    ville.click_map(".ride-map", 0, 0)
+    ville.sees("You are online")
+    ville.wait_live()
+    rosa.tab("rides")
+    rosa.wait_live()
+    # A pickup a random step from the driver, so that this ride is not another test's.
+    step = random.choice((-1, 1)) * random.randint(50, 90), random.choice((-1, 1)) * random.randint(40, 70)
+    rosa.click_map(".ride-map", *step)
+    rosa.wait(lambda: point_of(rosa, "p.spot"))
+    rosa.click("Ask for a ride")
+    ride_id = rosa.wait(lambda: re.search(r"#/rides/([0-9a-fA-F-]{36})$", rosa.driver.current_url)).group(1).lower()
+    ville.click("Accept", within=ville.find(f"li[data-ride-id='{ride_id}']", timeout=12))
+    ville.find("section.ride[data-side='driver'][data-status='accepted']")
+    rosa.find("section.ride[data-side='rider'][data-status='accepted']")
+    return ville, rosa
 
 
 def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browsers):
@@ -83,12 +130,31 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     chat = rosa.button(f"Chat with Ville {suffix}")
     assert re.search(r"#/chats/[0-9a-fA-F-]{36}$", chat.get_attribute("href"))
 
-    for button, status, shown in (("Mark arrived", "arrived", "has arrived"), ("Mark started", "started", "On your way"),
-                                  ("Mark completed", "completed", "Ride completed")):
-        ville.click(button)
-        ville.find(f"section.ride[data-status='{status}']")
-        rosa.find(f"section.ride[data-status='{status}']")
-        rosa.sees(shown)
+    code = rider_code(rosa, ville)
+    ville.click("Mark arrived")
+    ville.find("section.ride[data-status='arrived']")
+    rosa.find("section.ride[data-status='arrived']")
+    rosa.sees("has arrived")
+    assert rider_code(rosa, ville) == code
+    rosa.screenshot("ride-code")
+
+    # A wrong code is refused at the field with the tries left; the rider's code starts the ride.
+    enter_code(ville, other_code(code))
+    ville.wait(lambda: "4 tries left" in ville.text_of(".start-ride .field-error"),
+               message="the wrong code's problem never showed at the field")
+    assert ville.field("Rider's code").get_attribute("aria-invalid") == "true"
+    ville.screenshot("wrong-code")
+    ville.find("section.ride[data-status='arrived']")
+    enter_code(ville, code)
+    ville.find("section.ride[data-status='started']")
+    rosa.find("section.ride[data-status='started']")
+    rosa.sees("On your way")
+    assert not rosa.all(".ride-code")
+
+    ville.click("Mark completed")
+    ville.find("section.ride[data-status='completed']")
+    rosa.find("section.ride[data-status='completed']")
+    rosa.sees("Ride completed")
     assert not rosa.all(".ride-map path.marker-driver")
 
     ville.click("Back to driving")
@@ -99,29 +165,7 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
 def test_a_ride_shows_the_drivers_way_to_the_pickup_and_when_they_arrive(browsers):
     """Once a driver accepts, both maps draw the drive from the driver's position to the pickup along the streets, and
     the rider reads the estimated arrival (the driver, when they reach the pickup); arriving takes the way away."""
-    suffix = uuid.uuid4().hex[:6]
-    ville = browsers("Ville").sign_up(f"Ville {suffix}")
-    rosa = browsers("Rosa").sign_up(f"Rosa {suffix}")
-    ville.tab("rides")
-    ville.click("Drive")
-    ville.type("Car", CAR)
-    ville.type("Seats", "3")
-    ville.click("Save driver profile")
-    ville.click("Go online")
-    ville.click_map(".ride-map", 0, 0)
-    ville.sees("You are online")
-    ville.wait_live()
-    rosa.tab("rides")
-    rosa.wait_live()
-    # A pickup a random step from the driver, so that this ride is not another test's.
-    step = random.choice((-1, 1)) * random.randint(50, 90), random.choice((-1, 1)) * random.randint(40, 70)
-    rosa.click_map(".ride-map", *step)
-    rosa.wait(lambda: point_of(rosa, "p.spot"))
-    rosa.click("Ask for a ride")
-    ride_id = rosa.wait(lambda: re.search(r"#/rides/([0-9a-fA-F-]{36})$", rosa.driver.current_url)).group(1).lower()
-    ville.click("Accept", within=ville.find(f"li[data-ride-id='{ride_id}']", timeout=12))
-    ville.find("section.ride[data-side='driver'][data-status='accepted']")
-    rosa.find("section.ride[data-side='rider'][data-status='accepted']")
+    ville, rosa = sign_up_and_accept(browsers)
 
     for browser, words in ((rosa, "Arrives at about"), (ville, "You reach the pickup at about")):
         arrival = browser.find(".ride-arrival[data-seconds]")
@@ -134,9 +178,33 @@ def test_a_ride_shows_the_drivers_way_to_the_pickup_and_when_they_arrive(browser
     rosa.find("section.ride[data-status='arrived']")
     rosa.wait(lambda: not rosa.all(".ride-map path.path-pickup"), message="the way stayed on the map after arriving")
     assert not rosa.all("p.ride-arrival")
-    for button, status in (("Mark started", "started"), ("Mark completed", "completed")):
-        ville.click(button)
-        ville.find(f"section.ride[data-status='{status}']")
+    enter_code(ville, rider_code(rosa, ville))
+    ville.find("section.ride[data-status='started']")
+    ville.click("Mark completed")
+    ville.find("section.ride[data-status='completed']")
+    ville.click("Back to driving")
+    ville.click("Go offline")
+    ville.sees("You are offline")
+
+
+def test_five_wrong_codes_cancel_the_ride_on_both_screens(browsers):
+    ville, rosa = sign_up_and_accept(browsers)
+    code = rider_code(rosa, ville)
+    ville.click("Mark arrived")
+    rosa.find("section.ride[data-status='arrived']")
+
+    for left in (4, 3, 2, 1):
+        enter_code(ville, other_code(code))
+        ville.wait(lambda: f"{left} {'try' if left == 1 else 'tries'} left" in ville.text_of(".start-ride .field-error"),
+                   message=f"the wrong code with {left} left never showed at the field")
+    enter_code(ville, other_code(code))
+
+    for browser in (ville, rosa):
+        browser.find("section.ride[data-status='cancelled']")
+        browser.sees("Ride cancelled")
+        browser.sees("wrong code five times")
+    assert not rosa.all(".ride-code") and not ville.all(".start-ride")
+    rosa.screenshot("cancelled-for-codes")
     ville.click("Back to driving")
     ville.click("Go offline")
     ville.sees("You are offline")

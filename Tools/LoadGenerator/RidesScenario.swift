@@ -169,14 +169,17 @@ struct RidesScenario {
         ledger.answered(position: position.lat, position.lon, ride: rideId, at: Stopwatch.now(), isSuccess: isSuccess)
     }
 
-    /// Completes every ride (arrived, started, completed), cancelling one that cannot be, and takes every driver
-    /// offline.
+    /// Completes every ride (arrived, started with the code its rider reads, completed), cancelling one that cannot
+    /// be, and takes every driver offline.
     func finish(drivers fleet: [Driver], rides: [Ride]) async {
         _ = await concurrentMap(rides, width: 16) { ride in
+            let code = await setUp.gateway.call(
+                .GET, "/v1/rides/\(ride.id)", operation: "GET /v1/rides/{id}", token: ride.rider.token)?.json.string(
+                    "code")
             for step in ["arrived", "started", "completed"] {
                 let answer = await setUp.gateway.call(
                     .POST, "/v1/rides/\(ride.id)/\(step)", operation: "POST /v1/rides/{id}/\(step)",
-                    token: ride.driver.token)
+                    token: ride.driver.token, body: step == "started" ? ["code": code ?? ""] : nil)
                 guard answer?.isSuccess == true else { return await cancel(ride.id, by: ride.rider) }
             }
         }

@@ -68,7 +68,8 @@ public struct RideOffered: Event, Equatable {
     }
 }
 
-/// A driver accepted a ride: the rider is told who comes, in what car, from where; chat opens from `match.opened`.
+/// A driver accepted a ride: the rider is told who comes, in what car, from where, and the code they tell the driver;
+/// chat opens from `match.opened`. NB: it goes to the rider alone, for the code is never the driver's to see.
 public struct RideAccepted: Event, Equatable {
     public static let type = "ride.accepted"
     public var rideId: UUID
@@ -76,33 +77,46 @@ public struct RideAccepted: Event, Equatable {
     public var matchId: UUID
     public var campus: String
     public var driver: RideDriver
+    /// The four digits the driver enters to start the ride.
+    public var code: String
     public var recipients: [UUID]
     public var version: Int64
     public var aggregateId: UUID { rideId }
 
-    public init(rideId: UUID, matchId: UUID, campus: String, riderId: UUID, driver: RideDriver, version: Int64) {
+    public init(
+        rideId: UUID, matchId: UUID, campus: String, riderId: UUID, driver: RideDriver, code: String, version: Int64
+    ) {
         self.rideId = rideId
         self.matchId = matchId
         self.campus = campus
         self.driver = driver
+        self.code = code
         self.recipients = [riderId]
         self.version = version
     }
 }
 
+/// Why a ride was cancelled: its rider called it off, or its driver entered a wrong code too many times.
+public enum RideCancelReason: String, Codable, Sendable, CaseIterable {
+    case rider, codeRefused
+}
+
 /// A ride was called off: its driver is told when the rider cancels (or, before anyone accepted, the drivers it was
-/// offered to).
+/// offered to); both are told when wrong codes cancelled it.
 public struct RideCancelled: Event, Equatable {
     public static let type = "ride.cancelled"
     public var rideId: UUID
+    /// The rider who called it off, or the driver whose codes were refused.
     public var cancelledBy: UUID
+    public var reason: RideCancelReason
     public var recipients: [UUID]
     public var version: Int64
     public var aggregateId: UUID { rideId }
 
-    public init(rideId: UUID, cancelledBy: UUID, recipients: [UUID], version: Int64) {
+    public init(rideId: UUID, cancelledBy: UUID, reason: RideCancelReason, recipients: [UUID], version: Int64) {
         self.rideId = rideId
         self.cancelledBy = cancelledBy
+        self.reason = reason
         self.recipients = recipients
         self.version = version
     }

@@ -20,8 +20,11 @@ public enum RideStatus: String, Codable, Sendable, CaseIterable {
         case giveUp
         /// Nobody accepted it in its lifetime.
         case expire
+        /// Its driver entered the last wrong code it takes (`RideCode`): the ride is off.
+        case refuseCode
 
-        static let allCases: [Action] = [.accept] + RideStep.allCases.map(Action.mark) + [.cancel, .giveUp, .expire]
+        static let allCases: [Action] =
+            [.accept] + RideStep.allCases.map(Action.mark) + [.cancel, .giveUp, .expire, .refuseCode]
     }
 
     /// The status `action` leaves, or 409. NB: accepting and expiring are applied by conditional UPDATEs whose
@@ -33,6 +36,7 @@ public enum RideStatus: String, Codable, Sendable, CaseIterable {
         case (.open, .cancel), (.accepted, .cancel), (.arrived, .cancel): .cancelled
         case (.accepted, .giveUp), (.arrived, .giveUp): .open
         case (.open, .expire): .expired
+        case (.arrived, .refuseCode): .cancelled
         default: throw refusal(action)
         }
     }
@@ -47,6 +51,7 @@ public enum RideStatus: String, Codable, Sendable, CaseIterable {
                 "A ride is marked \(step.rawValue) once it is \(step.from.rawValue); this one is \(rawValue).")
         case .cancel, .giveUp: .conflict("This ride is \(rawValue); it can no longer be cancelled.")
         case .expire: .conflict("This ride request is \(rawValue); only an open one expires.")
+        case .refuseCode: .conflict("This ride is \(rawValue); a code is entered only once its driver has arrived.")
         }
     }
 

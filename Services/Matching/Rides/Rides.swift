@@ -66,6 +66,10 @@ public struct Ride: Codable, Sendable, Equatable {
     public var arrivedAt: Date?
     public var startedAt: Date?
     public var finishedAt: Date?
+    /// The code the driver enters to start the ride (`RideCode`): to the rider only, from when a driver accepts.
+    public var code: String? = nil
+    /// Why a cancelled ride was cancelled.
+    public var cancelReason: RideCancelReason? = nil
 }
 
 /// An open request as a driver nearby sees it.

@@ -22,7 +22,7 @@ struct RidesController: Sendable {
         group.post("/v1/rides/{id}/cancel", use: cancel)
         group.post("/v1/rides/{id}/accept", use: accept)
         group.post("/v1/rides/{id}/arrived") { try await mark(.arrived, request: $0, context: $1) }
-        group.post("/v1/rides/{id}/started") { try await mark(.started, request: $0, context: $1) }
+        group.post("/v1/rides/{id}/started", use: start)
         group.post("/v1/rides/{id}/completed") { try await mark(.completed, request: $0, context: $1) }
     }
 
@@ -45,6 +45,11 @@ struct RidesController: Sendable {
         func validated(field: String) throws -> PlaceChoice {
             try PlaceChoice.validated(lat: lat, lon: lon, placeId: placeId, field: field)
         }
+    }
+
+    /// The rider's code, which the driver enters to start the ride.
+    struct StartRequest: Decodable {
+        var code: String?
     }
 
     struct RideRequestBody: Decodable {
@@ -118,6 +123,12 @@ struct RidesController: Sendable {
 
     func accept(request: Request, context: ServiceRequestContext) async throws -> Ride {
         try await steps.accept(try context.id("ride"), caller: try context.requireIdentity())
+    }
+
+    func start(request: Request, context: ServiceRequestContext) async throws -> Ride {
+        let input = try await request.decodeJSON(as: StartRequest.self, context: context, emptyAs: StartRequest())
+        let code = try RideCode.validated(input.code)
+        return try await steps.mark(try context.id("ride"), .started, code: code, caller: try context.requireIdentity())
     }
 
     func mark(_ step: RideStep, request: Request, context: ServiceRequestContext) async throws -> Ride {

@@ -9,6 +9,12 @@ extension RideStatus: PostgresDecodable {
     }
 }
 
+extension RideCancelReason: PostgresDecodable {
+    public init?(postgresText: String) {
+        self.init(rawValue: postgresText)
+    }
+}
+
 /// What cancelling and marking need of a ride the caller is party to, locked.
 struct LockedRide {
     var id: UUID
@@ -17,6 +23,10 @@ struct LockedRide {
     var driverId: UUID?
     var matchId: UUID?
     var status: RideStatus
+    /// The code that starts the ride, and the wrong ones entered since it was drawn.
+    var code: String?
+    var wrongCodes: Int
+    var cancelReason: RideCancelReason?
 
     init(_ row: PostgresRow) throws {
         id = try row.decode("id")
@@ -25,6 +35,9 @@ struct LockedRide {
         driverId = try row.decode("driver_id")
         matchId = try row.decode("match_id")
         status = try row.decode("status")
+        code = try row.decode("code")
+        wrongCodes = try row.decode("wrong_codes")
+        cancelReason = try row.decode("cancel_reason")
     }
 }
 
@@ -69,7 +82,7 @@ extension RidesPostgresRepository {
             coalesce(ud.name, r.driver_name) AS driver_name, r.car, r.seats, r.match_id,
             ST_Y(pos.location::geometry) AS position_lat, ST_X(pos.location::geometry) AS position_lon,
             pos.reported_at AS position_at, r.expires_at, r.created_at, r.accepted_at, r.arrived_at, r.started_at,
-            r.finished_at
+            r.finished_at, r.code, r.cancel_reason
         """
 
     static let rideJoins: SQL = """
@@ -79,8 +92,10 @@ extension RidesPostgresRepository {
             ON pos.driver_id = r.driver_id AND r.status IN ('accepted', 'arrived', 'started')
         """
 
-    /// A ride from `rideColumns`.
-    static func ride(_ row: PostgresRow) throws -> Ride {
+    /// A ride from `rideColumns`, with its code only when `viewer` is its rider: never to its driver, nor to anyone
+    /// when nobody is named.
+    static func ride(_ row: PostgresRow, shownTo viewer: UUID? = nil) throws -> Ride {
+        let riderId: UUID = try row.decode("rider_id")
         let dropoffLat: Double? = try row.decode("dropoff_lat")
         let driverId: UUID? = try row.decode("driver_id")
         let positionAt: Date? = try row.decode("position_at")
@@ -88,7 +103,7 @@ extension RidesPostgresRepository {
             LivePosition(lat: try row.decode("position_lat"), lon: try row.decode("position_lon"), at: $0)
         }
         return Ride(
-            id: try row.decode("id"), riderId: try row.decode("rider_id"), riderName: try row.decode("rider_name"),
+            id: try row.decode("id"), riderId: riderId, riderName: try row.decode("rider_name"),
             pickup: RideSpot(
                 lat: try row.decode("pickup_lat"), lon: try row.decode("pickup_lon"),
                 placeId: try row.decode("pickup_place_id"), name: try row.decode("pickup_name")),
@@ -106,7 +121,8 @@ extension RidesPostgresRepository {
             matchId: try row.decode("match_id"), expiresAt: try row.decode("expires_at"),
             createdAt: try row.decode("created_at"), acceptedAt: try row.decode("accepted_at"),
             arrivedAt: try row.decode("arrived_at"), startedAt: try row.decode("started_at"),
-            finishedAt: try row.decode("finished_at"))
+            finishedAt: try row.decode("finished_at"), code: viewer == riderId ? try row.decode("code") : nil,
+            cancelReason: try row.decode("cancel_reason"))
     }
 
     /// An open request from `rideColumns` and its `distance`.

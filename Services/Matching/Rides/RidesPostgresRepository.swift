@@ -166,13 +166,13 @@ struct RidesPostgresRepository: Sendable {
 
     // MARK: Rides
 
-    /// A ride, whoever asks.
+    /// A ride, whoever asks, without its code.
     func ride(_ id: UUID) throws -> Ride? {
         try connection.query("SELECT \(Self.rideColumns) FROM rides r \(Self.rideJoins) WHERE r.id = \(id)")
-            .first.map(Self.ride)
+            .first.map { try Self.ride($0) }
     }
 
-    /// A ride of the caller's campus of which they are the rider or the driver.
+    /// A ride of the caller's campus of which they are the rider or the driver, with its code when they are its rider.
     func ride(_ id: UUID, visibleTo caller: Identity) throws -> Ride? {
         try connection.query(
             """
@@ -180,14 +180,14 @@ struct RidesPostgresRepository: Sendable {
             WHERE r.id = \(id) AND r.campus = \(caller.campus)
                 AND \(caller.userId)::uuid IN (r.rider_id, r.driver_id)
             """
-        ).first.map(Self.ride)
+        ).first.map { try Self.ride($0, shownTo: caller.userId) }
     }
 
     /// A ride of the caller's campus of which they are the rider or the driver, locked.
     func lockRide(_ id: UUID, partyTo caller: Identity) throws -> LockedRide? {
         try connection.query(
             """
-            SELECT id, campus, rider_id, driver_id, match_id, status FROM rides
+            SELECT id, campus, rider_id, driver_id, match_id, status, code, wrong_codes, cancel_reason FROM rides
             WHERE id = \(id) AND campus = \(caller.campus) AND \(caller.userId)::uuid IN (rider_id, driver_id)
             FOR UPDATE
             """
@@ -209,17 +209,17 @@ struct RidesPostgresRepository: Sendable {
         ).isEmpty
     }
 
-    /// Gives the ride to the caller as its driver, in one conditional UPDATE: only while it is of their campus, open,
-    /// not expired and not their own. Nil when it was not; a second ride under way of theirs throws a unique
-    /// violation (`rides_one_underway_per_driver`).
-    func acceptIfOpen(_ rideId: UUID, driver: Driver, match matchId: UUID, caller: Identity) throws
+    /// Gives the ride to the caller as its driver, with a new `code`, in one conditional UPDATE: only while it is of
+    /// their campus, open, not expired and not their own. Nil when it was not; a second ride under way of theirs throws
+    /// a unique violation (`rides_one_underway_per_driver`).
+    func acceptIfOpen(_ rideId: UUID, driver: Driver, match matchId: UUID, code: String, caller: Identity) throws
         -> (riderId: UUID, version: Int64)?
     {
         try connection.query(
             """
             UPDATE rides SET status = 'accepted', driver_id = \(caller.userId), driver_name = \(driver.name),
                 car = \(driver.car), seats = \(driver.seats), match_id = \(matchId), accepted_at = now(),
-                next_offer_at = NULL, version = version + 1
+                code = \(code), wrong_codes = 0, next_offer_at = NULL, version = version + 1
             WHERE id = \(rideId) AND campus = \(caller.campus) AND status = 'open' AND expires_at > now()
                 AND rider_id <> \(caller.userId)
             RETURNING rider_id, version
@@ -237,24 +237,31 @@ struct RidesPostgresRepository: Sendable {
         ).first.map { (try $0.decode("rider_id"), try $0.decode("status"), try $0.decode("expired")) }
     }
 
-    /// Sets a ride `cancelled` with no more rounds of offers; returns its version.
-    func setCancelled(_ rideId: UUID) throws -> Int64 {
+    /// Sets a ride `cancelled` for `reason` with no more rounds of offers; returns its version.
+    func setCancelled(_ rideId: UUID, reason: RideCancelReason) throws -> Int64 {
         try connection.query(
             """
-            UPDATE rides SET status = 'cancelled', finished_at = now(), next_offer_at = NULL, version = version + 1
+            UPDATE rides SET status = 'cancelled', cancel_reason = \(reason.rawValue), finished_at = now(),
+                next_offer_at = NULL, version = version + 1
             WHERE id = \(rideId)
             RETURNING version
             """
         ).first!.decode("version")
     }
 
-    /// Sets a ride `open` again without its driver and its match, its rounds of offers from the first, and its end
+    /// Counts a wrong code entered to start a ride (the ride is locked); nothing else of it changes.
+    func countWrongCode(_ rideId: UUID) throws {
+        try connection.query("UPDATE rides SET wrong_codes = wrong_codes + 1 WHERE id = \(rideId)")
+    }
+
+    /// Sets a ride `open` again without its driver, its match and its code, its rounds of offers from the first, and its end
     /// at least `lifetime` from now; returns its version and end.
     func reopen(_ rideId: UUID, lifetime: TimeInterval) throws -> (version: Int64, expiresAt: Date) {
         let row = try connection.query(
             """
             UPDATE rides SET status = 'open', driver_id = NULL, driver_name = NULL, car = NULL, seats = NULL,
-                match_id = NULL, accepted_at = NULL, arrived_at = NULL, offer_round = 0, next_offer_at = NULL,
+                match_id = NULL, accepted_at = NULL, arrived_at = NULL, code = NULL, wrong_codes = 0, offer_round = 0,
+                next_offer_at = NULL,
                 expires_at = greatest(expires_at, now() + \(lifetime)::double precision * interval '1 second'),
                 version = version + 1
             WHERE id = \(rideId)

@@ -1,8 +1,9 @@
 // One ride, from either side: the rider waits for a driver and watches them come on the map; the driver marks the
-// ride's steps and their position reaches the rider. Both may call it off, the chat open while it is under way.
+// ride's steps and their position reaches the rider. The rider's screen shows the ride's code, which the driver
+// enters to start the ride. Both may call it off, the chat open while it is under way.
 
 import { ApiError } from "../../api.js";
-import { chatLink, clock, confirmButton, describe, distance, h, replace, sameId } from "../../dom.js";
+import { chatLink, clock, confirmButton, describe, distance, field, form, h, problem, replace, sameId, values } from "../../dom.js";
 import { lifetime } from "../../lifetime.js";
 import { metersBetween } from "../../map.js";
 import { pickupArrival } from "./arrival.js";
@@ -12,6 +13,8 @@ import { driverPositions, ifLocationAllowed, markers, spotName, underway } from 
 const RIDE_REFRESH = 30_000;
 
 const cancellable = new Set(["open", "accepted", "arrived"]);
+// While the rider tells the driver the ride's code: until the ride starts.
+const codeShown = new Set(["accepted", "arrived"]);
 const finished = new Set(["completed", "cancelled", "expired"]);
 const steps = [
   { status: "accepted", label: "Accepted" },
@@ -27,10 +30,12 @@ function headline(ride, isDriver) {
   if (isDriver) {
     return {
       accepted: [`Pick up ${ride.riderName}`, "Drive to the pickup. Click the map to show the rider where you are."],
-      arrived: [`Waiting for ${ride.riderName}`, "You are at the pickup. Mark the ride started once they are in."],
+      arrived: [`Waiting for ${ride.riderName}`, "You are at the pickup. Ask them for their code to start the ride."],
       started: [`Driving ${ride.riderName}`, "Mark the ride completed when you are there."],
       completed: ["Ride completed", "Thanks for driving."],
-      cancelled: [`${ride.riderName} cancelled the ride`, "It is off; nothing more to do."],
+      cancelled: ride.cancelReason === "codeRefused"
+        ? ["Ride cancelled", "You entered a wrong code five times; the ride is off and the rider is told."]
+        : [`${ride.riderName} cancelled the ride`, "It is off; nothing more to do."],
       open: ["You gave up this ride", "It is offered to other drivers."],
       expired: ["This request expired", ""],
     }[ride.status];
@@ -38,10 +43,12 @@ function headline(ride, isDriver) {
   return {
     open: ["Looking for a driver…", "Drivers near the pickup are asked now. The request ends in "],
     accepted: [`${driverName} is coming`, "Wait at the pickup; the map shows where they are."],
-    arrived: [`${driverName} has arrived`, "Meet them at the pickup."],
+    arrived: [`${driverName} has arrived`, "Meet them at the pickup and tell them your code."],
     started: ["On your way", "Enjoy the ride."],
     completed: ["Ride completed", "You have arrived."],
-    cancelled: ["Ride cancelled", "This ride is off."],
+    cancelled: ride.cancelReason === "codeRefused"
+      ? ["Ride cancelled", "Your driver entered a wrong code five times, so the ride is off. Ask for another if you need one."]
+      : ["Ride cancelled", "This ride is off."],
     expired: ["No driver this time", "Nobody accepted the request in time."],
   }[ride.status];
 }
@@ -67,6 +74,7 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
 
   const title = h("h2", { id: "ride-title" }, "Your ride");
   const status = h("p", { class: "ride-status", role: "status", "aria-live": "polite" });
+  const code = h("p", { class: "ride-code", hidden: true });
   const progress = h("ol", { class: "ride-steps", "aria-label": "Progress" });
   const people = h("div", { class: "ride-people" });
   const where = h("p", { class: "driver-position", hidden: true });
@@ -76,7 +84,7 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
   const error = h("p", { class: "form-error", role: "alert" });
   const actions = h("div", { class: "actions" });
   const section = h("section", { class: "card ride", "aria-labelledby": "ride-title" },
-    title, status, progress, people, where, mapHint, mapElement, details, error, actions);
+    title, status, code, progress, people, where, mapHint, mapElement, details, error, actions);
   replace(root, h("p", { class: "back" }, h("a", { href: "#/rides" }, "← Rides")), section);
 
   const map = life.map(mapElement, campus.center);
@@ -153,6 +161,11 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
       replace(status, sentence);
     }
 
+    const showsCode = !isDriver && ride.code && codeShown.has(ride.status);
+    code.hidden = !showsCode;
+    if (showsCode) replace(code, "Tell your driver this code: ", h("strong", { dataset: { code: ride.code } }, ride.code));
+    else replace(code);
+
     const reached = steps.findIndex((step) => step.status === ride.status);
     progress.hidden = !underway.has(ride.status) && ride.status !== "completed";
     replace(progress, steps.map((step, index) => h("li", {
@@ -212,7 +225,9 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
   function buttons(reached) {
     const made = [];
     const next = steps[reached + 1];
-    if (isDriver && underway.has(ride.status) && next?.action) {
+    if (isDriver && next?.action === "started" && ride.status === "arrived") {
+      made.push(startForm());
+    } else if (isDriver && underway.has(ride.status) && next?.action) {
       const step = h("button", { type: "button", class: "primary" }, next.button);
       step.addEventListener("click", () => {
         step.disabled = true;
@@ -237,6 +252,28 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
         : h("a", { href: "#/rides" }, "Ask for another ride"));
     }
     return made;
+  }
+
+  /** The driver's way to start the ride: the code the rider tells them, checked by the server; a wrong one is shown at
+   *  the field with the tries left, and the fifth cancels the ride (the read after it shows so). */
+  function startForm() {
+    const input = h("input", {
+      name: "code", inputmode: "numeric", autocomplete: "off", maxlength: 4, pattern: "[0-9]{4}", class: "code-input",
+    });
+    return form({ class: "start-ride", "aria-label": "Start the ride" }, [
+      field("Rider's code", input, "The four digits on the rider's screen."),
+      h("button", { type: "submit", class: "primary" }, "Start ride"),
+    ], async (element) => {
+      const { code: entered } = values(element);
+      if (!/^[0-9]{4}$/.test(entered)) throw problem("code", "Enter the four digits on the rider's screen.");
+      try {
+        await act("started", { code: entered });
+      } catch (failure) {
+        if (!(failure instanceof ApiError) || failure.status !== 409) throw failure;
+        load();
+        throw problem("code", describe(failure));
+      }
+    });
   }
 
   function startSending() {
@@ -267,9 +304,9 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
   });
 
   /** Takes the ride a step further (or calls it off); throws what the server answers instead. */
-  async function act(action) {
+  async function act(action, body = {}) {
     error.textContent = "";
-    const answer = await api.post(`/v1/rides/${encodeURIComponent(rideId)}/${action}`);
+    const answer = await api.post(`/v1/rides/${encodeURIComponent(rideId)}/${action}`, body);
     if (!life.alive) return;
     if (isDriver && action === "cancel") {
       go("rides/drive");
@@ -327,7 +364,7 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
       if (!sameId(data.rideId, rideId)) return;
       if (type === "ride.accepted" && ride && !isDriver) {
         // Shown at once from the event; the read after it brings the rest.
-        ride = { ...ride, status: "accepted", driver: data.driver, matchId: data.matchId };
+        ride = { ...ride, status: "accepted", driver: data.driver, matchId: data.matchId, code: data.code };
         render();
       }
       load();
