@@ -99,6 +99,8 @@ public struct RideAccepted: Event, Equatable {
 /// Why a ride was cancelled: its rider called it off, or its driver entered a wrong code too many times.
 public enum RideCancelReason: String, Codable, Sendable, CaseIterable {
     case rider, codeRefused
+    /// One of the two blocked the other.
+    case blocked
 }
 
 /// A ride was called off: its driver is told when the rider cancels (or, before anyone accepted, the drivers it was

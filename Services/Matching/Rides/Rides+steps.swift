@@ -156,9 +156,10 @@ public struct RideSteps: Sendable {
     public func accept(_ rideId: UUID, caller: Identity) async throws -> Ride {
         do {
             return try await transaction { repository in
-                guard try repository.isOfCampus(rideId, campus: caller.campus) else {
-                    throw MatchingError.notFound("ride")
-                }
+                guard try repository.isOfCampus(rideId, campus: caller.campus),
+                    let state = try repository.acceptState(rideId, campus: caller.campus),
+                    try !ReadModels.isBlocked(state.riderId, caller.userId, on: repository.connection)
+                else { throw MatchingError.notFound("ride") }
                 let driver = try RideRules.requireDriverProfile(
                     try repository.driver(caller.userId, campus: caller.campus))
                 let held = try repository.ride(rideId, visibleTo: caller)
@@ -316,6 +317,22 @@ public struct RideSteps: Sendable {
                 version: version),
             on: repository.connection)
         try Self.closeMatch(of: locked, driverId: driverId, .cancelled, version: version, on: repository.connection)
+    }
+
+    /// One of two students blocked the other: a ride under way between them is cancelled (both are told, the chat
+    /// closes with reason `blocked`).
+    static func closeBetween(_ a: UUID, _ b: UUID, settings: RideSettings, on connection: PostgresConnection) throws {
+        let repository = RidesPostgresRepository(connection: connection, onlineWindow: settings.onlineWindow)
+        for locked in try repository.lockRidesUnderway(between: a, b) {
+            guard let driverId = locked.driverId else { continue }
+            let version = try repository.setCancelled(locked.id, reason: RideCancelReason.blocked)
+            try Outbox.append(
+                RideCancelled(
+                    rideId: locked.id, cancelledBy: a, reason: .blocked, recipients: [locked.riderId, driverId],
+                    version: version),
+                on: connection)
+            try closeMatch(of: locked, driverId: driverId, .blocked, version: version, on: connection)
+        }
     }
 
     /// The match of a ride's rider and driver, for its chat; closing needs only the members' ids.

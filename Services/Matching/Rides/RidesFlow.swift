@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Hummingbird
+import Logging
 import MatchingCore
 import Postgres
 import ServiceKit
@@ -31,6 +32,13 @@ public struct RidesFlow: MatchingFlow {
     }
 
     public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
+
+    public static func closeBetween(
+        _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        let settings = try RideSettings(configuration, logger: Logger(label: "matching"))
+        try RideSteps.closeBetween(a, b, settings: settings, on: connection)
+    }
 
     /// What the flow does when its timers are due (`RideTimerSteps.TimerKind`).
     public static func timerHandlers(settings: RideSettings, positions: PositionSender = .discarding) -> TimerHandlers {

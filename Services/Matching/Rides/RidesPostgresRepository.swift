@@ -136,7 +136,7 @@ struct RidesPostgresRepository: Sendable {
     }
 
     /// Open requests of the caller's campus within `radiusMeters` of `point`, nearest first, at most `limit`, never
-    /// the caller's own.
+    /// the caller's own nor of a rider in a block with them.
     func openRequests(near point: GeoPoint, radiusMeters: Double, limit: Int, caller: Identity) throws -> [RideRequest]
     {
         // NB: the nearest are found by walking the spatial index in distance order (`<->`, on the sphere) within a
@@ -153,7 +153,8 @@ struct RidesPostgresRepository: Sendable {
             FROM (
                 SELECT rides.*, ST_Distance(pickup, \(here)) AS distance FROM rides
                 WHERE campus = \(caller.campus) AND status = 'open' AND expires_at > now()
-                    AND rider_id <> \(caller.userId) AND pickup && \(point.box(meters: radiusMeters))
+                    AND rider_id <> \(caller.userId) AND \(ReadModels.unblocked("rider_id", "\(caller.userId)::uuid"))
+                    AND pickup && \(point.box(meters: radiusMeters))
                     AND pickup <-> \(here) <= \(radiusMeters * 1.005)::double precision
                 ORDER BY pickup <-> \(here)
                 LIMIT \(limit)
@@ -192,6 +193,18 @@ struct RidesPostgresRepository: Sendable {
             FOR UPDATE
             """
         ).first.map(LockedRide.init)
+    }
+
+    /// The rides under way between two students, either the rider, locked.
+    func lockRidesUnderway(between a: UUID, _ b: UUID) throws -> [LockedRide] {
+        try connection.query(
+            """
+            SELECT id, campus, rider_id, driver_id, match_id, status, code, wrong_codes, cancel_reason FROM rides
+            WHERE status IN ('accepted', 'arrived', 'started')
+              AND ((rider_id = \(a) AND driver_id = \(b)) OR (rider_id = \(b) AND driver_id = \(a)))
+            ORDER BY id FOR UPDATE
+            """
+        ).map(LockedRide.init)
     }
 
     /// Whether a ride is of the campus.

@@ -4,7 +4,7 @@
 ALTER TABLE rides
     ADD COLUMN code text CHECK (code ~ '^[0-9]{4}$'),
     ADD COLUMN wrong_codes integer NOT NULL DEFAULT 0 CHECK (wrong_codes BETWEEN 0 AND 5),
-    ADD COLUMN cancel_reason text CHECK (cancel_reason IN ('rider', 'codeRefused'));
+    ADD COLUMN cancel_reason text CHECK (cancel_reason IN ('rider', 'codeRefused', 'blocked'));
 
 -- Rides waiting to start before codes existed get one now, from PostgreSQL's strong random source (gen_random_uuid), and
 -- every ride cancelled so far was its rider's doing.
