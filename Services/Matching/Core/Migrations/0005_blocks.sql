@@ -6,8 +6,3 @@ CREATE TABLE blocks (
     PRIMARY KEY (blocker_id, blocked_id)
 );
 CREATE INDEX blocks_by_blocked ON blocks (blocked_id);
-
--- The students a moderator suspended (`user.suspended`): hidden from everyone, as if everyone had blocked them.
-CREATE TABLE suspended_users (
-    user_id uuid PRIMARY KEY
-);
