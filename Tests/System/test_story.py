@@ -176,6 +176,41 @@ def test_an_open_request_naming_two_restaurants_is_taken_by_a_deliverer_at_the_s
             aino.http.delete(f"/v1/runs/{run_id}")
 
 
+def test_a_block_through_the_gateway_hides_each_from_the_other_and_ends_their_delivery(system):
+    aino = Student("Aino", mode="delivering")
+    olli = Student("Olli", mode="ordering")
+    porthania = find(olli, "porthania", "building")
+    busy = {entry["restaurant"]["id"] for entry in olli.get("/v1/restaurants").json()["restaurants"]}
+    eateries = aino.get(
+        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=600, kind="restaurant", limit=50)
+    restaurant = next(place for place in eateries.json()["places"] if place["id"] not in busy)
+    run_id = None
+    try:
+        run_id = aino.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": porthania["id"]}).json()["id"]
+        order = olli.when_known("POST", "/v1/orders", {
+            "restaurantId": restaurant["id"], "destinationId": porthania["id"], "items": "Soup"}).json()
+        taken = aino.post(f"/v1/orders/{order['id']}/take", {"runId": run_id})
+        assert taken.status_code == 201, taken.text
+        match_id = taken.json()["id"]
+        assert aino.when_known("GET", f"/v1/conversations/{match_id}/messages", expected=200)
+
+        # Olli blocks Aino: the match ends with its chat, and neither sees the other's run or request.
+        assert olli.post("/v1/blocks", {"userId": aino.id}).status_code == 201
+        assert [entry["userId"].lower() for entry in olli.get("/v1/blocks").json()["blocks"]] == [aino.id.lower()]
+        assert eventually(lambda: olli.get(f"/v1/matches/{match_id}").json()["status"] == "cancelled")
+        assert eventually(lambda: match_id.lower() not in [
+            entry["id"].lower() for entry in olli.get("/v1/conversations").json()["conversations"]])
+        runs = olli.get(f"/v1/restaurants/{restaurant['id']}/runs").json()["runs"]
+        assert run_id not in [entry["id"] for entry in runs]
+        assert order["id"] not in [entry["id"] for entry in aino.get("/v1/orders/open").json()["orders"]]
+        assert olli.post("/v1/blocks", {"userId": olli.id}).status_code == 400
+        assert olli.http.delete(f"/v1/blocks/{aino.id}").status_code == 204
+        assert olli.post(f"/v1/orders/{order['id']}/cancel").status_code == 200
+    finally:
+        if run_id:
+            aino.http.delete(f"/v1/runs/{run_id}")
+
+
 def test_a_student_and_a_tutor_find_each_other_by_swiping_and_talk_until_one_unmatches(system):
     """Tutoring (MentorMate) through the gateway: profiles, the feed, a mutual like, the chat, and an unmatch."""
     course = f"STORY-{uuid.uuid4().int % 100000}"

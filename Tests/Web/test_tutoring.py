@@ -3,8 +3,11 @@ both (to the first liker through the socket), the chat it opens, and unmatching,
 
 import uuid
 
+import httpx
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
+
+from conftest import GATEWAY
 
 
 
@@ -101,7 +104,10 @@ def test_a_student_blocks_a_tutor_from_the_card_and_neither_sees_the_other_again
     sofia.sees("No more cards for now")
     sofia.screenshot("blocked")
 
-    # Neither finds the other among the cards again; Sofia's Me lists the block.
+    # Neither finds the other among the cards again, once matching has heard of the block; Sofia's Me lists it.
+    session = tomas.js("return JSON.parse(localStorage.getItem('tarrare.session'))")
+    with httpx.Client(base_url=GATEWAY, timeout=30, headers={"Authorization": f"Bearer {session['accessToken']}"}) as api:
+        tomas.wait(lambda: api.get("/v1/tutoring/feed", params={"course": course}).json().get("cards") == [])
     tomas.click("Look again")
     tomas.sees("No more cards for now")
     assert tomas.all(".tutoring-card") == []

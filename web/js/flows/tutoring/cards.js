@@ -32,6 +32,8 @@ function cardDeck({ context, life, images, body, celebrate }, mine, noProfile) {
   let loads = 0;
   let busy = false;
   let current = null;
+  // Those blocked from this deck: matching hears of a block a moment later, and a feed asked meanwhile may hold them.
+  const blocked = new Set();
   const course = h("select", { name: "course", onchange: () => load() },
     h("option", { value: "" }, "All my courses"),
     mine.courses.map((code) => h("option", { value: code }, code)));
@@ -49,7 +51,7 @@ function cardDeck({ context, life, images, body, celebrate }, mine, noProfile) {
     try {
       const answer = await api.get("/v1/tutoring/feed", { course: course.value, limit: 20 });
       if (token !== loads || !life.alive) return;
-      queue = answer.cards;
+      queue = answer.cards.filter((card) => !blocked.has(card.userId.toLowerCase()));
       show();
     } catch (error) {
       if (token !== loads || !life.alive) return;
@@ -98,6 +100,7 @@ function cardDeck({ context, life, images, body, celebrate }, mine, noProfile) {
         yes: "Block",
         act: async () => {
           await api.post("/v1/blocks", { userId: card.userId });
+          blocked.add(card.userId.toLowerCase());
           toast(`You blocked ${card.name}`);
           if (current === card) next();
         },
