@@ -97,4 +97,23 @@ import Testing
             _ = try await app.order(eero, "Tea", run: run.id)
         }
     }
+
+    @Test func aSuspensionClosesTheSuspendedStudentsOpenMatchesAndOffers() async throws {
+        let app = try await MatchingTestApp.make()
+        let (eero, olli, oona) = (Identity.student("Eero"), Identity.student("Olli"), Identity.student("Oona"))
+        _ = try await app.checkIn(eero, capacity: 2)
+        _ = try await app.order(olli, "Soup")
+        let match = try await app.steps.accept(
+            offerId: try #require(try await app.pendingOffer(for: eero)), caller: eero)
+        let offered = try await app.order(oona, "Tea")
+        #expect(offered.status == .offered)
+
+        try await apply(UserSuspended(userId: eero.userId, campus: "helsinki.fi"), in: app)
+
+        #expect(try await app.steps.match(id: match.id, caller: olli).status == .cancelled)
+        #expect(try await app.pendingOffer(for: eero) == nil)
+        #expect(try await app.steps.order(id: offered.id, caller: oona).status == .waiting)
+        let closed = try await app.events().filter { $0.type == "match.closed" }
+        #expect(closed.map { $0.payload["reason"] as? String } == ["blocked"])
+    }
 }

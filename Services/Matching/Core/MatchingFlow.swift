@@ -31,6 +31,10 @@ public protocol MatchingFlow: Sendable {
     static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws
+
+    /// The students with something open with `userId` in the flow (a match, an offer): what a suspension closes, pair by
+    /// pair, with `closeBetween`.
+    static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID]
 }
 
 extension MatchingFlow {
@@ -40,6 +44,7 @@ extension MatchingFlow {
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {}
+    public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] { [] }
 }
 
 /// What every flow is made from.

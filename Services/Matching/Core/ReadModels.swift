@@ -29,6 +29,14 @@ public enum ReadModels {
         handlers.on(UserSuspended.self, from: "accounts") { event, connection in
             try connection.query(
                 "INSERT INTO suspended_users (user_id) VALUES (\(event.userId)) ON CONFLICT DO NOTHING")
+            // As a block by everyone: what is open with anyone closes.
+            if let configuration {
+                for flow in flows {
+                    for partner in try flow.partners(of: event.userId, on: connection) {
+                        try flow.closeBetween(event.userId, partner, configuration: configuration, on: connection)
+                    }
+                }
+            }
         }
         handlers.on(UserUnblocked.self, from: "accounts") { event, connection in
             try connection.query(

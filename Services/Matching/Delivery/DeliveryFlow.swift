@@ -52,6 +52,19 @@ public struct DeliveryFlow: MatchingFlow {
         try DeliveryTransaction(connection: connection, settings: settings).closeBetween(a, b)
     }
 
+    public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {
+        try connection.query(
+            """
+            SELECT CASE WHEN orderer_id = \(userId) THEN deliverer_id ELSE orderer_id END AS partner FROM matches
+            WHERE status = 'active' AND \(userId)::uuid IN (orderer_id, deliverer_id)
+            UNION
+            SELECT CASE WHEN o.orderer_id = \(userId) THEN f.deliverer_id ELSE o.orderer_id END FROM offers f
+            JOIN orders o ON o.id = f.order_id
+            WHERE f.status = 'pending' AND \(userId)::uuid IN (o.orderer_id, f.deliverer_id)
+            """
+        ).map { try $0.decode("partner") }
+    }
+
     public func addRoutes(to router: Router<ServiceRequestContext>, verifier: AccessTokenVerifier) {
         DeliveryController(steps: steps, settings: settings).addRoutes(to: router, verifier: verifier)
     }

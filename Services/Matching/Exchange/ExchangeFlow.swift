@@ -24,6 +24,15 @@ public struct ExchangeFlow: MatchingFlow {
         steps = ExchangeSteps(database: context.database)
     }
 
+    public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {
+        try connection.query(
+            """
+            SELECT CASE WHEN owner_id = \(userId) THEN taker_id ELSE owner_id END AS partner FROM exchanges
+            WHERE status = 'in_progress' AND \(userId)::uuid IN (owner_id, taker_id)
+            """
+        ).map { try $0.decode("partner") }
+    }
+
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {

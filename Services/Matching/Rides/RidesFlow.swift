@@ -33,6 +33,15 @@ public struct RidesFlow: MatchingFlow {
 
     public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
 
+    public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {
+        try connection.query(
+            """
+            SELECT CASE WHEN rider_id = \(userId) THEN driver_id ELSE rider_id END AS partner FROM rides
+            WHERE status IN ('accepted', 'arrived', 'started') AND \(userId)::uuid IN (rider_id, driver_id)
+            """
+        ).map { try $0.decode("partner") }
+    }
+
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {

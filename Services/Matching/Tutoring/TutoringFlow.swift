@@ -22,6 +22,15 @@ public struct TutoringFlow: MatchingFlow {
         steps = TutoringSteps(database: context.database)
     }
 
+    public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {
+        try connection.query(
+            """
+            SELECT CASE WHEN first_id = \(userId) THEN second_id ELSE first_id END AS partner FROM tutoring_matches
+            WHERE status = 'active' AND \(userId)::uuid IN (first_id, second_id)
+            """
+        ).map { try $0.decode("partner") }
+    }
+
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {
