@@ -95,9 +95,18 @@ def test_a_student_blocks_a_tutor_from_the_card_and_neither_sees_the_other_again
     make_profile(sofia, "student", course, "Regression")
     sofia.click("Save profile")
 
-    # Sofia blocks Tomas from his card, asked first; the card goes.
+    # Sofia reports Tomas from his card: the report asks why first.
     card = sofia.find(".tutoring-card")
     assert card.find_element("css selector", "h3").text == "Tomas"
+    sofia.click("Report Tomas", within=card)
+    sofia.click("Send report", within=card)
+    sofia.sees("Say why: spam, harassment, unsafe, fake or other.")
+    sofia.choose("Why", "harassment")
+    sofia.type("What happened", "Asked for my address")
+    sofia.click("Send report", within=card)
+    sofia.sees("your campus's moderators will look at it")
+
+    # Then she blocks him, asked first; the card goes.
     sofia.click("Block Tomas", within=card)
     sofia.sees("Block Tomas? Neither of you will see the other in any app")
     sofia.click("Block", within=card.find_element("css selector", ".confirm"))

@@ -3,6 +3,7 @@
 
 import { clock, confirmButton, field, form, h, replace, sameId, toast, uuid, values } from "../dom.js";
 import { flows } from "../flows.js";
+import { reportButton } from "../report.js";
 
 // A conversation's subject starts with the title of the flow whose match opened it.
 const flowTitles = Object.fromEntries(flows.map(({ flow }) => [flow.name, flow.title]));
@@ -88,6 +89,7 @@ function conversation(root, { api, feed, refreshUnread }, id) {
         location.hash = "#/chats";
       },
     }));
+    blockPlace.append(reportButton(api, member.id, member.name));
     blockPlace.hidden = false;
   }
 

@@ -2,6 +2,7 @@
 // phone). Without a profile the screen asks for one first.
 
 import { confirmButton, describe, field, h, replace, toast } from "../../dom.js";
+import { reportButton } from "../../report.js";
 import { profileOf, profileScreen } from "./profile.js";
 import { money, roles } from "./shared.js";
 
@@ -104,7 +105,8 @@ function cardDeck({ context, life, images, body, celebrate }, mine, noProfile) {
           toast(`You blocked ${card.name}`);
           if (current === card) next();
         },
-      })));
+      })),
+      reportButton(api, card.userId, card.name));
 
     async function swipe(isLike) {
       if (busy || current !== card) return;
