@@ -13,15 +13,6 @@ import Testing
 /// A block, either way round: the two leave each other's runs, open requests and offers, and what was open between
 /// them closes.
 @Suite struct DeliveryBlockTests {
-    /// Applies accounts' event as matching's consumer does, in one transaction.
-    private func apply(_ event: some Event, in app: MatchingTestApp) async throws {
-        let handlers = ReadModels.handlers(flows: [DeliveryFlow.self], configuration: app.service.configuration)
-        let handled = try await app.database.pool.transaction { connection in
-            try handlers.apply(event, on: connection)
-        }
-        #expect(handled)
-    }
-
     @Test func aBlockWithdrawsTheOfferAndHidesEachFromTheOtherBothWays() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli) = (Identity.student("Aino"), Identity.student("Olli"))
@@ -30,7 +21,8 @@ import Testing
         let offer = try #require(try await app.pendingOffer(for: aino))
 
         // Aino blocks Olli: the offer goes, and nothing of either reaches the other.
-        try await apply(UserBlocked(blockerId: aino.userId, blockedId: olli.userId, campus: "helsinki.fi"), in: app)
+        try await app.applyAsConsumer(
+            UserBlocked(blockerId: aino.userId, blockedId: olli.userId, campus: "helsinki.fi"))
 
         #expect(try await app.pendingOffer(for: aino) == nil)
         await #expect(throws: MatchingError.self) { try await app.steps.accept(offerId: offer, caller: aino) }
@@ -51,7 +43,7 @@ import Testing
         #expect(second.status == .waiting)
 
         // Lifted, the block leaves them seeing each other again.
-        try await apply(UserUnblocked(blockerId: aino.userId, blockedId: olli.userId), in: app)
+        try await app.applyAsConsumer(UserUnblocked(blockerId: aino.userId, blockedId: olli.userId))
         let again = try await app.steps.openRuns(
             restaurantId: MatchingTestApp.unicafe.placeId, caller: olli, from: nil)
         #expect(again.map(\.id) == [run.id])
@@ -66,7 +58,8 @@ import Testing
         let match = try await app.steps.accept(offerId: offer, caller: eero)
 
         // The orderer blocks the deliverer.
-        try await apply(UserBlocked(blockerId: olli.userId, blockedId: eero.userId, campus: "helsinki.fi"), in: app)
+        try await app.applyAsConsumer(
+            UserBlocked(blockerId: olli.userId, blockedId: eero.userId, campus: "helsinki.fi"))
 
         #expect(try await app.steps.match(id: match.id, caller: olli).status == .cancelled)
         #expect(try await app.steps.order(id: order.id, caller: olli).status == .waiting)
@@ -83,7 +76,7 @@ import Testing
         let app = try await MatchingTestApp.make()
         let (aino, olli, eero) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Eero"))
         let run = try await app.checkIn(aino)
-        try await apply(UserSuspended(userId: aino.userId, campus: "helsinki.fi"), in: app)
+        try await app.applyAsConsumer(UserSuspended(userId: aino.userId, campus: "helsinki.fi"))
 
         for viewer in [olli, eero] {
             let runs = try await app.steps.openRuns(
@@ -108,7 +101,7 @@ import Testing
         let offered = try await app.order(oona, "Tea")
         #expect(offered.status == .offered)
 
-        try await apply(UserSuspended(userId: eero.userId, campus: "helsinki.fi"), in: app)
+        try await app.applyAsConsumer(UserSuspended(userId: eero.userId, campus: "helsinki.fi"))
 
         #expect(try await app.steps.match(id: match.id, caller: olli).status == .cancelled)
         #expect(try await app.pendingOffer(for: eero) == nil)

@@ -36,15 +36,6 @@ import Testing
             caller: caller)
     }
 
-    /// Applies accounts' event as matching's consumer does, in one transaction.
-    private func apply(_ event: some Event, in app: MatchingTestApp) async throws {
-        let handlers = ReadModels.handlers(flows: [ExchangeFlow.self], configuration: app.service.configuration)
-        let handled = try await app.database.pool.transaction { connection in
-            try handlers.apply(event, on: connection)
-        }
-        #expect(handled)
-    }
-
     /// The ids a browse by `caller` finds, newest first, near Kaisa-talo, and searching `text`.
     private func found(_ steps: ExchangeSteps, _ caller: Identity, text: String) async throws -> [Set<UUID>] {
         var pages: [Set<UUID>] = []
@@ -61,8 +52,8 @@ import Testing
             #expect(try await found(steps, cast.taru, text: "fazer").allSatisfy { $0.contains(sininen.id) })
 
             // Olli blocks Taru.
-            try await apply(
-                UserBlocked(blockerId: cast.olli.userId, blockedId: cast.taru.userId, campus: "helsinki.fi"), in: app)
+            try await app.applyAsConsumer(
+                UserBlocked(blockerId: cast.olli.userId, blockedId: cast.taru.userId, campus: "helsinki.fi"))
 
             #expect(try await found(steps, cast.taru, text: "fazer") == [[pulla.id], [pulla.id], []])
             #expect(try await found(steps, cast.olli, text: "pulla") == [[sininen.id], [sininen.id], []])
@@ -81,7 +72,7 @@ import Testing
             }
 
             // Lifted, the block leaves them seeing each other again.
-            try await apply(UserUnblocked(blockerId: cast.olli.userId, blockedId: cast.taru.userId), in: app)
+            try await app.applyAsConsumer(UserUnblocked(blockerId: cast.olli.userId, blockedId: cast.taru.userId))
             #expect(
                 try await found(steps, cast.taru, text: "fazer") == [
                     [sininen.id, pulla.id], [sininen.id, pulla.id], [sininen.id],
@@ -103,8 +94,8 @@ import Testing
             let before = try await app.events().count
 
             // The taker blocks the owner.
-            try await apply(
-                UserBlocked(blockerId: cast.taru.userId, blockedId: cast.olli.userId, campus: "helsinki.fi"), in: app)
+            try await app.applyAsConsumer(
+                UserBlocked(blockerId: cast.taru.userId, blockedId: cast.olli.userId, campus: "helsinki.fi"))
 
             #expect(try await steps.exchange(open.id, caller: cast.olli)?.status == .cancelled)
             #expect(try await steps.listing(sininen.id, caller: cast.olli)?.status == .active)

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import MatchingCore
+import Messaging
 import Postgres
 import ServiceKit
 import TestSupport
@@ -50,6 +51,15 @@ public struct MatchingTestApp: ServiceTestApp, Sendable {
     public func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let flows = flows
         try await service.test({ try await buildMatchingApplication($0, logger: $1, flows: flows) }, body)
+    }
+
+    /// Applies another service's event in one transaction as matching's consumer would, with the app's flows; fails
+    /// when matching does not handle it.
+    public func applyAsConsumer(_ event: some Event) async throws {
+        let handlers = ReadModels.handlers(flows: flows, configuration: service.configuration)
+        guard try await service.database.pool.transaction({ try handlers.apply(event, on: $0) }) else {
+            throw TestFailure("matching has no handler of \(type(of: event).type)")
+        }
     }
 
     /// The outbox's events in commit order, with their JSON.

@@ -11,14 +11,6 @@ import Testing
 
 /// A block between a rider and a driver: neither hears of the other's requests, and a ride under way is cancelled.
 @Suite struct RideBlockTests {
-    private func apply(_ event: some Event, in app: MatchingTestApp) async throws {
-        let handlers = ReadModels.handlers(flows: [RidesFlow.self], configuration: app.service.configuration)
-        let handled = try await app.database.pool.transaction { connection in
-            try handlers.apply(event, on: connection)
-        }
-        #expect(handled)
-    }
-
     @Test func aBlockHidesRequestsBothWaysAndCancelsTheRideUnderWayWithItsChat() async throws {
         let app = try await MatchingTestApp.make()
         let steps = RideSteps(database: app.database.pool, settings: RideSettings())
@@ -30,7 +22,8 @@ import Testing
         let ride = try await steps.requestRide(id: nil, draft, caller: rider)
         _ = try await steps.accept(ride.id, caller: driver)
 
-        try await apply(UserBlocked(blockerId: rider.userId, blockedId: driver.userId, campus: "helsinki.fi"), in: app)
+        try await app.applyAsConsumer(
+            UserBlocked(blockerId: rider.userId, blockedId: driver.userId, campus: "helsinki.fi"))
 
         #expect(try await steps.ride(ride.id, caller: rider)?.status == .cancelled)
         let closed = try await app.events().filter { $0.type == "match.closed" }

@@ -32,15 +32,6 @@ import Testing
         try await body(app, steps, cast)
     }
 
-    /// Applies accounts' event as matching's consumer does, in one transaction.
-    private func apply(_ event: some Event, in app: MatchingTestApp) async throws {
-        let handlers = ReadModels.handlers(flows: [TutoringFlow.self], configuration: app.service.configuration)
-        let handled = try await app.database.pool.transaction { connection in
-            try handlers.apply(event, on: connection)
-        }
-        #expect(handled)
-    }
-
     private func cardIds(_ steps: TutoringSteps, _ caller: Identity) async throws -> Set<UUID> {
         Set(try await steps.feed(caller: caller, course: nil, after: nil, limit: 20).cards.map(\.userId))
     }
@@ -50,8 +41,8 @@ import Testing
             #expect(try await cardIds(steps, cast.saara) == [cast.matti.userId, cast.fiia.userId])
 
             // Matti blocks Saara.
-            try await apply(
-                UserBlocked(blockerId: cast.matti.userId, blockedId: cast.saara.userId, campus: "helsinki.fi"), in: app)
+            try await app.applyAsConsumer(
+                UserBlocked(blockerId: cast.matti.userId, blockedId: cast.saara.userId, campus: "helsinki.fi"))
 
             #expect(try await cardIds(steps, cast.saara) == [cast.fiia.userId])
             #expect(try await cardIds(steps, cast.matti).isEmpty)
@@ -64,7 +55,7 @@ import Testing
             }
 
             // Lifted, the block leaves them seeing each other again: the refused swipes recorded nothing.
-            try await apply(UserUnblocked(blockerId: cast.matti.userId, blockedId: cast.saara.userId), in: app)
+            try await app.applyAsConsumer(UserUnblocked(blockerId: cast.matti.userId, blockedId: cast.saara.userId))
             #expect(try await cardIds(steps, cast.saara) == [cast.matti.userId, cast.fiia.userId])
             #expect(try await cardIds(steps, cast.matti) == [cast.saara.userId])
         }
@@ -73,8 +64,8 @@ import Testing
     @Test func aLikeGivenBeforeTheBlockMakesNoMatchAfterIt() async throws {
         try await withCast { app, steps, cast in
             _ = try await steps.swipe(caller: cast.matti, target: cast.saara.userId, likes: true)
-            try await apply(
-                UserBlocked(blockerId: cast.saara.userId, blockedId: cast.matti.userId, campus: "helsinki.fi"), in: app)
+            try await app.applyAsConsumer(
+                UserBlocked(blockerId: cast.saara.userId, blockedId: cast.matti.userId, campus: "helsinki.fi"))
 
             await #expect(throws: MatchingError.notFound("card")) {
                 try await steps.swipe(caller: cast.saara, target: cast.matti.userId, likes: true)
@@ -93,8 +84,8 @@ import Testing
             let opened = try await app.events().count
 
             // The student blocks the tutor.
-            try await apply(
-                UserBlocked(blockerId: cast.saara.userId, blockedId: cast.fiia.userId, campus: "helsinki.fi"), in: app)
+            try await app.applyAsConsumer(
+                UserBlocked(blockerId: cast.saara.userId, blockedId: cast.fiia.userId, campus: "helsinki.fi"))
 
             #expect(try await steps.matches(of: cast.saara).isEmpty)
             #expect(try await steps.matches(of: cast.fiia).isEmpty)
@@ -110,8 +101,8 @@ import Testing
             #expect((closed.payload["matchId"] as? String)?.lowercased() == matchId.uuidString.lowercased())
 
             // A second delivery of the event closes nothing more.
-            try await apply(
-                UserBlocked(blockerId: cast.saara.userId, blockedId: cast.fiia.userId, campus: "helsinki.fi"), in: app)
+            try await app.applyAsConsumer(
+                UserBlocked(blockerId: cast.saara.userId, blockedId: cast.fiia.userId, campus: "helsinki.fi"))
             #expect(try await app.events().count == opened + 2)
         }
     }

@@ -28,11 +28,10 @@ struct DeliveryTransaction {
     func destination(_ destination: OrderDestination, campus: String) throws -> PlaceSummary {
         switch destination {
         case .building(let id):
-            let building = try place(id, campus: campus, kind: "building", what: "destination building")
-            let point = try ReadModels.location(
-                of: .place(id), campus: campus, what: "destination building", on: connection
-            ).point
-            return PlaceSummary(id: id, name: building.name, latitude: point.lat, longitude: point.lon)
+            guard let building = try repository.building(id, campus: campus) else {
+                throw MatchingError.notFound("destination building")
+            }
+            return building
         case .point(let point):
             guard settings.campus(campus, holds: point) else {
                 throw MatchingError.invalid(field: "destination", "The destination is off your campus (\(campus)).")

@@ -325,6 +325,16 @@ struct DeliveryPostgresRepository {
         ).map(RestaurantWithRuns.init(row:))
     }
 
+    /// A live building of the campus, with its point.
+    func building(_ id: UUID, campus: String) throws -> PlaceSummary? {
+        try connection.query(
+            """
+            SELECT id, name, latitude, longitude FROM places
+            WHERE id = \(id) AND campus = \(campus) AND kind = 'building' AND NOT is_retired
+            """
+        ).first.map { try PlaceSummary(row: $0, prefix: "") }
+    }
+
     /// The name of the campus's building nearest `point` (within 500 m), for a destination given as a point.
     func nearestBuildingName(to point: GeoPoint, campus: String) throws -> String? {
         try connection.query(
