@@ -103,3 +103,25 @@ public struct UserSuspended: Event, Equatable {
         self.version = version
     }
 }
+
+/// A student deleted their account. Every service erases or anonymises what it holds of them on receiving it; the
+/// event itself carries nothing that names them.
+public struct UserDeleted: Event, Equatable {
+    public static let type = "user.deleted"
+    public var userId: UUID
+    public var campus: String
+    public var version: Int64
+    public var aggregateId: UUID { userId }
+
+    public init(userId: UUID, campus: String, version: Int64 = .nowInMicroseconds) {
+        self.userId = userId
+        self.campus = campus
+        self.version = version
+    }
+}
+
+/// What others see in place of a person who deleted their account.
+public enum ErasedPerson {
+    /// The name shown where theirs was: in a finished match, a conversation, a review.
+    public static let name = "Deleted account"
+}

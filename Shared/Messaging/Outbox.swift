@@ -54,6 +54,16 @@ public enum Outbox {
             """
     }
 
+    /// Erases a person who deleted their account from the payloads of the outbox, sent or not (`erase_person`): the
+    /// names become `ErasedPerson.name` and what they wrote becomes empty, in the open transaction.
+    public static func erase(person: UUID, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            UPDATE outbox SET payload = erase_person(payload, \(person), \(ErasedPerson.name))
+            WHERE payload::text ILIKE \("%" + person.uuidString + "%")
+            """)
+    }
+
     /// The NOTIFY channel the relay LISTENs on.
     static let channel = "outbox"
 
