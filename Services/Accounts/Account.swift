@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What a student uses the app for right now.
@@ -27,6 +28,12 @@ struct Account: Encodable, Sendable, Equatable {
 
 /// The rules for what a student may sign up with, without I/O.
 enum AccountRules {
+    /// The key under which failed logins to an email are counted: a digest, so that the throttle's table holds no
+    /// address (one that was deleted, or one that never signed up).
+    static func throttleKey(email: String) -> String {
+        "email:" + SHA256.hash(data: Data(email.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// A trimmed, lower-cased address with one `@`, a plausible local part and a dotted domain.
     static func normalizedEmail(_ raw: String) throws(AccountError) -> (email: String, domain: String) {
         let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()

@@ -27,6 +27,7 @@ struct AccountController: Sendable {
             .add(middleware: AuthenticationMiddleware(verifier: tokens.verifier))
             .get(use: me)
             .patch(use: updateMe)
+            .delete(use: deleteMe)
     }
 
     // MARK: Requests and responses
@@ -49,6 +50,10 @@ struct AccountController: Sendable {
 
     struct RefreshRequest: Decodable {
         var refreshToken: String
+    }
+
+    struct DeleteMeRequest: Decodable {
+        var password: String
     }
 
     struct UpdateMeRequest: Decodable {
@@ -120,7 +125,7 @@ struct AccountController: Sendable {
         let input = try await request.decodeJSON(as: LogInRequest.self, context: context)
         let email = input.email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let address = request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor)
-        let accountKey = "email:\(email)"
+        let accountKey = AccountRules.throttleKey(email: email)
         let addressKey = "address:\(address)"
         let (perAccount, perAddress) = (settings.loginFailuresPerAccount, settings.loginFailuresPerAddress)
         let failures = try await repository.recentEvents(
@@ -187,6 +192,30 @@ struct AccountController: Sendable {
             throw Problem.notFound()
         }
         return account
+    }
+
+    /// Deletes the caller's account once their password is given again (401 when wrong, nothing deleted; failures
+    /// are throttled like logins). Every other service erases what it holds of them on `user.deleted`.
+    func deleteMe(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
+        let identity = try context.requireIdentity()
+        let input = try await request.decodeJSON(as: DeleteMeRequest.self, context: context)
+        let key = "delete:\(identity.userId)"
+        let throttle = settings.loginFailuresPerAccount
+        if let seconds = throttle.retryAfter(
+            try await repository.recentEvents(keys: [key], window: throttle.window)[key])
+        {
+            throw AccountError.throttled("Too many wrong passwords.", retryAfterSeconds: seconds)
+        }
+        let credentials = input.password.utf8.count <= 72 ? try await repository.credentials(id: identity.userId) : nil
+        guard try await hasher.verify(input.password, against: credentials?.passwordHash) else {
+            try await repository.recordEvent(keys: [key], window: throttle.window)
+            throw credentials == nil && input.password.utf8.count <= 72
+                ? Problem.notFound() : AccountError.wrongPassword
+        }
+        guard try await repository.deleteAccount(identity.userId) else { throw Problem.notFound() }
+        try await repository.clearEvents(key: key)
+        context.logger.info("deleted an account", metadata: ["userId": "\(identity.userId)"])
+        return .noContent
     }
 
     func listCampuses(request: Request, context: ServiceRequestContext) async throws -> CampusList {

@@ -6,6 +6,8 @@ enum AccountError: ProblemConvertible {
     case unknownCampus(domain: String)
     case emailTaken
     case invalidCredentials
+    /// The password given again to confirm a deletion is not the account's.
+    case wrongPassword
     case emailNotVerified
     case invalidVerificationCode
     case invalidRefreshToken
@@ -33,6 +35,10 @@ enum AccountError: ProblemConvertible {
                 .conflict, title: "Email taken", detail: "An account with this email already exists.", field: "email")
         case .invalidCredentials:
             Problem(.unauthorized, title: "Invalid credentials", detail: "The email or the password is wrong.")
+        case .wrongPassword:
+            Problem(
+                .unauthorized, title: "Wrong password", detail: "The password is wrong; nothing was deleted.",
+                field: "password")
         case .emailNotVerified:
             Problem(
                 .forbidden, title: "Email not verified",

@@ -25,7 +25,7 @@ extension AccountPostgresRepository {
         try await database.transaction { connection in
             guard
                 let name: String = try connection.query(
-                    "SELECT name FROM users WHERE id = \(userId) AND campus = \(caller.campus)"
+                    "SELECT name FROM users WHERE id = \(userId) AND campus = \(caller.campus) AND deleted_at IS NULL"
                 ).first?.decode("name")
             else { throw AccountError.notFound("user") }
             let inserted = try connection.query(

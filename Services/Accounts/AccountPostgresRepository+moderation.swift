@@ -10,7 +10,7 @@ extension AccountPostgresRepository {
         try await database.transaction { connection in
             if let userId = report.userId,
                 try connection.query(
-                    "SELECT 1 AS known FROM users WHERE id = \(userId) AND campus = \(reporter.campus)"
+                    "SELECT 1 AS known FROM users WHERE id = \(userId) AND campus = \(reporter.campus) AND deleted_at IS NULL"
                 )
                 .isEmpty
             {
@@ -45,7 +45,7 @@ extension AccountPostgresRepository {
             try Self.checkModerator(moderator.userId, campus: moderator.campus, on: connection)
             guard
                 let row = try connection.query(
-                    "SELECT suspended_at IS NOT NULL AS suspended FROM users WHERE id = \(userId) AND campus = \(moderator.campus) FOR UPDATE"
+                    "SELECT suspended_at IS NOT NULL AS suspended FROM users WHERE id = \(userId) AND campus = \(moderator.campus) AND deleted_at IS NULL FOR UPDATE"
                 ).first
             else { throw AccountError.notFound("user") }
             guard try !row.decode("suspended", as: Bool.self) else { return }

@@ -63,7 +63,9 @@ struct AccountPostgresRepository: Sendable {
     }
 
     func account(id: UUID) async throws -> Account? {
-        try await database.query("SELECT \(Self.accountColumns) FROM users WHERE id = \(id)").first.map(Account.init)
+        try await database.query(
+            "SELECT \(Self.accountColumns) FROM users WHERE id = \(id) AND deleted_at IS NULL"
+        ).first.map(Account.init)
     }
 
     /// The account and its password hash, for login.
@@ -100,7 +102,7 @@ struct AccountPostgresRepository: Sendable {
                     UPDATE users SET name = coalesce(\(change.name), name), mode = coalesce(\(change.mode?.rawValue), mode),
                         bio = coalesce(\(change.bio), bio), photo_id = coalesce(\(change.photoId), photo_id),
                         version = version + 1, updated_at = now()
-                    WHERE id = \(id) AND (name IS DISTINCT FROM coalesce(\(change.name), name)
+                    WHERE id = \(id) AND deleted_at IS NULL AND (name IS DISTINCT FROM coalesce(\(change.name), name)
                         OR mode IS DISTINCT FROM coalesce(\(change.mode?.rawValue), mode)
                         OR bio IS DISTINCT FROM coalesce(\(change.bio), bio)
                         OR photo_id IS DISTINCT FROM coalesce(\(change.photoId), photo_id))
@@ -108,8 +110,9 @@ struct AccountPostgresRepository: Sendable {
                     """
                 ).first
             else {
-                return try connection.query("SELECT \(Self.accountColumns) FROM users WHERE id = \(id)").first
-                    .map(Account.init)
+                return try connection.query(
+                    "SELECT \(Self.accountColumns) FROM users WHERE id = \(id) AND deleted_at IS NULL"
+                ).first.map(Account.init)
             }
             let account = try Account(row: row)
             try Outbox.append(UserUpdated(user: account.snapshot, version: account.version), on: connection)

@@ -16,6 +16,7 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
             service: "accounts",
             publishes: [
                 UserRegistered.type, UserUpdated.type, UserBlocked.type, UserUnblocked.type, UserSuspended.type,
+                UserDeleted.type,
             ],
             handlers: AccountPostgresRepository.mediaHandlers),
         bundle: .module)
