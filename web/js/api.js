@@ -82,11 +82,18 @@ class Api {
   }
 
   async logout() {
+    const refreshToken = this.forget();
+    if (refreshToken) await this.request("POST", "/v1/auth/logout", { body: { refreshToken }, anonymous: true }).catch(() => {});
+  }
+
+  /** Ends the session on this device only (the server ended it already, as after a deletion); returns its refresh
+   * token. */
+  forget() {
     const refreshToken = this.session?.refreshToken;
     this.session = null;
     store(null);
     this.changed();
-    if (refreshToken) await this.request("POST", "/v1/auth/logout", { body: { refreshToken }, anonymous: true }).catch(() => {});
+    return refreshToken;
   }
 
   /** An access token valid for a while yet, refreshed when it is close to expiring; null when logged out. */

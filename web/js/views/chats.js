@@ -1,9 +1,9 @@
 // Chats: the open conversations with their unread counts, and one conversation with its history (paged back), live
 // messages, typing hints and read markers. A closed conversation leaves the list and takes no more messages.
 
-import { clock, confirmButton, field, form, h, replace, sameId, toast, uuid, values } from "../dom.js";
+import { clock, field, form, h, replace, sameId, uuid, values } from "../dom.js";
 import { flows } from "../flows.js";
-import { reportButton } from "../report.js";
+import { safetyActions } from "../safety.js";
 
 // A conversation's subject starts with the title of the flow whose match opened it.
 const flowTitles = Object.fromEntries(flows.map(({ flow }) => [flow.name, flow.title]));
@@ -74,29 +74,24 @@ function conversation(root, { api, feed, refreshUnread }, id) {
   });
 
   // Blocking the other member ends what is open between them, this chat with it, in every flow.
-  const blockPlace = h("div", { class: "actions block", hidden: true });
+  const blockPlace = h("div", { hidden: true });
   replace(root, h("section", { class: "card chat", "aria-labelledby": "chat-title" },
     h("p", {}, h("a", { href: "#/chats" }, "← Chats")), title, subject, earlier, messages, typing, closed, composer, blockPlace));
 
   function offerBlock(member) {
     if (!member?.id) return;
-    replace(blockPlace, confirmButton(`Block ${member.name}`, {}, {
-      question: `Block ${member.name}? You will not see each other anywhere, and what is open between you ends.`,
-      yes: "Block",
-      act: async () => {
-        await api.post("/v1/blocks", { userId: member.id });
-        toast(`You blocked ${member.name}`);
-        location.hash = "#/chats";
-      },
+    replace(blockPlace, safetyActions(api, {
+      userId: member.id, name: member.name, onBlocked: () => (location.hash = "#/chats"),
     }));
-    blockPlace.append(reportButton(api, member.id, member.name));
     blockPlace.hidden = false;
   }
 
   function bubble(message) {
     const mine = sameId(message.senderId, me);
     return h("li", { class: mine ? "mine" : "theirs", dataset: { id: message.id.toLowerCase() } },
-      h("span", { class: "text" }, message.text),
+      message.removed
+        ? h("span", { class: "text removed" }, "This message was removed.")
+        : h("span", { class: "text" }, message.text),
       h("time", { datetime: message.sentAt }, clock(message.sentAt)));
   }
 

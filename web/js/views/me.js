@@ -1,4 +1,4 @@
-// The person: name, bio and photo as others see them, whom they blocked, and logging out.
+// The person: name, bio and photo as others see them, whom they blocked, logging out, and deleting the account.
 
 import { describe, field, form, h, problem, replace, toast, values } from "../dom.js";
 import { imageKeeper } from "../images.js";
@@ -58,6 +58,21 @@ export function mount(root, { api }) {
     }
   }
 
+  // Deleting asks for the password again; the server refuses a wrong one and deletes nothing.
+  const deletion = form({ "aria-label": "Delete my account", class: "deletion" }, [
+    h("p", { class: "hint" },
+      "Your profile, listings, runs, orders, rides, photos, the text of your messages and your notifications are " +
+      "erased from every service. Matches others keep show a deleted account. This cannot be undone."),
+    field("Your password", h("input", { name: "password", type: "password", required: true, autocomplete: "current-password" })),
+    h("button", { type: "submit", class: "danger" }, "Delete my account"),
+  ], async (element) => {
+    const { password } = values(element);
+    if (!password) throw problem("password", "Enter your password to delete your account.");
+    await api.request("DELETE", "/v1/me", { body: { password } });
+    api.forget();
+    toast("Your account is deleted.");
+  });
+
   replace(root,
     h("section", { class: "card", "aria-labelledby": "me-title" },
       h("h2", { id: "me-title" }, "Me"),
@@ -66,7 +81,8 @@ export function mount(root, { api }) {
       upload,
       h("h3", {}, "Blocked"),
       blocked,
-      h("button", { type: "button", class: "danger", onclick: () => api.logout() }, "Log out")));
+      h("button", { type: "button", class: "danger", onclick: () => api.logout() }, "Log out"),
+      h("details", { class: "delete-account" }, h("summary", {}, "Delete my account"), deletion)));
   loadBlocked();
   showPhoto(user.photoId);
   api.get("/v1/me").then((fresh) => api.setUser(fresh)).catch(() => {});

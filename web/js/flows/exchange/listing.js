@@ -2,6 +2,7 @@
 // its owner, withdrawing it and the way to the swap agreed).
 
 import { chatLink, distance, field, form, h, replace, sameId, values } from "../../dom.js";
+import { safetyActions } from "../../safety.js";
 import { categories, listingStatus, markers, onExchange, rating, swapLink, withdrawControl } from "./shared.js";
 
 export function listingScreen(page, id) {
@@ -51,6 +52,9 @@ export function listingScreen(page, id) {
       h("div", { class: "row owner" }, ownerPhoto,
         h("div", {}, h("p", { class: "name" }, mine ? `${owner.name} (you)` : owner.name), h("p", { class: "hint rating" }, rating(owner, true)))),
       actions(listing, mine, exchange),
+      mine ? null : safetyActions(api, {
+        userId: owner.id, name: owner.name, listingId: listing.id, onBlocked: () => context.go("exchange"),
+      }),
     ];
   }
 

@@ -1,8 +1,8 @@
 // The cards: people who share a course, to like or pass one at a time (buttons, arrow keys, or a sideways drag on a
 // phone). Without a profile the screen asks for one first.
 
-import { confirmButton, describe, field, h, replace, toast } from "../../dom.js";
-import { reportButton } from "../../report.js";
+import { describe, field, h, replace, toast } from "../../dom.js";
+import { safetyActions } from "../../safety.js";
 import { profileOf, profileScreen } from "./profile.js";
 import { money, roles } from "./shared.js";
 
@@ -96,17 +96,13 @@ function cardDeck({ context, life, images, body, celebrate }, mine, noProfile) {
       h("div", { class: "actions swipe-actions" }, pass, like),
       h("p", { class: "hint keys" }, "Arrow keys: ← pass, → like."),
       // Blocking: neither sees the other anywhere from then on.
-      h("div", { class: "actions block" }, confirmButton(`Block ${card.name}`, { class: "link danger" }, {
-        question: `Block ${card.name}? Neither of you will see the other in any app, and what is open between you ends.`,
-        yes: "Block",
-        act: async () => {
-          await api.post("/v1/blocks", { userId: card.userId });
+      safetyActions(api, {
+        userId: card.userId, name: card.name,
+        onBlocked: () => {
           blocked.add(card.userId.toLowerCase());
-          toast(`You blocked ${card.name}`);
           if (current === card) next();
         },
-      })),
-      reportButton(api, card.userId, card.name));
+      }));
 
     async function swipe(isLike) {
       if (busy || current !== card) return;

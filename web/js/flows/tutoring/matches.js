@@ -1,6 +1,8 @@
-// The matches: each with the way to the chat, their full profile, and unmatching.
+// The matches: each with the way to the chat, their full profile (where one may block or report them), and
+// unmatching.
 
 import { chatLink, confirmButton, describe, h, replace, toast } from "../../dom.js";
+import { safetyActions } from "../../safety.js";
 import { profileFacts, roles } from "./shared.js";
 
 export function matches({ context, life, images, body }) {
@@ -48,7 +50,8 @@ export function matches({ context, life, images, body }) {
       replace(details, h("p", { class: "hint" }, "Loading…"));
       try {
         const full = await api.get(`/v1/tutoring/profiles/${encodeURIComponent(match.userId)}`);
-        replace(details, profileFacts(full));
+        replace(details, profileFacts(full),
+          safetyActions(api, { userId: match.userId, name: match.name, onBlocked: () => remove(match.id) }));
       } catch (failure) {
         replace(details, h("p", { class: "form-error", role: "alert" }, describe(failure)));
       }
