@@ -35,6 +35,13 @@ public protocol MatchingFlow: Sendable {
     /// The students with something open with `userId` in the flow (a match, an offer): what a suspension closes, pair by
     /// pair, with `closeBetween`.
     static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID]
+
+    /// Erases a student who deleted their account from the flow, in the transaction of `user.deleted`, after what was
+    /// open with anyone closed as a suspension closes it: what they still had open is withdrawn through the flow's own
+    /// transitions and events, and what others keep (a finished match) no longer names them nor holds what they wrote.
+    static func erase(
+        _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws
 }
 
 extension MatchingFlow {
@@ -45,6 +52,9 @@ extension MatchingFlow {
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {}
     public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] { [] }
+    public static func erase(
+        _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {}
 }
 
 /// What every flow is made from.

@@ -27,16 +27,19 @@ public enum ReadModels {
             }
         }
         handlers.on(UserSuspended.self, from: "accounts") { event, connection in
-            try connection.query(
-                "INSERT INTO suspended_users (user_id) VALUES (\(event.userId)) ON CONFLICT DO NOTHING")
-            // As a block by everyone: what is open with anyone closes.
+            try hide(event.userId, closingIn: flows, configuration: configuration, on: connection)
+        }
+        handlers.on(UserDeleted.self, from: "accounts") { event, connection in
+            // Hidden and closed first, so that nothing the flows withdraw next is offered to them again.
+            try hide(event.userId, closingIn: flows, configuration: configuration, on: connection)
             if let configuration {
                 for flow in flows {
-                    for partner in try flow.partners(of: event.userId, on: connection) {
-                        try flow.closeBetween(event.userId, partner, configuration: configuration, on: connection)
-                    }
+                    try flow.erase(event.userId, configuration: configuration, on: connection)
                 }
             }
+            try erase(event.userId, campus: event.campus, version: event.version, on: connection)
+            // NB: last, so that the events the flows just appended are rewritten too.
+            try Outbox.erase(person: event.userId, on: connection)
         }
         handlers.on(UserUnblocked.self, from: "accounts") { event, connection in
             try connection.query(
@@ -65,6 +68,52 @@ public enum ReadModels {
             try applyImageDeleted(event, on: connection)
         }
         return handlers
+    }
+
+    /// Hides a student from everyone, as if everyone had blocked them (a suspension, a deleted account), and closes
+    /// what they have open with anyone in each of `flows`.
+    static func hide(
+        _ userId: UUID, closingIn flows: [any MatchingFlow.Type], configuration: ServiceConfiguration?,
+        on connection: PostgresConnection
+    ) throws {
+        try connection.query("INSERT INTO suspended_users (user_id) VALUES (\(userId)) ON CONFLICT DO NOTHING")
+        guard let configuration else { return }
+        for flow in flows {
+            for partner in try flow.partners(of: userId, on: connection) {
+                try flow.closeBetween(userId, partner, configuration: configuration, on: connection)
+            }
+        }
+    }
+
+    /// Erases a student who deleted their account from the shared read models: their name becomes
+    /// `ErasedPerson.name` (a row kept at the event's version, so that a late `user.registered` or `user.updated`
+    /// cannot bring it back), their bio and photo go, their images count as deleted, and their blocks, either way
+    /// round, go. The `match.opened` events that name them lose their subject, which may hold what they wrote.
+    static func erase(_ userId: UUID, campus: String, version: Int64, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            INSERT INTO users (id, campus, name, photo_id, bio, version)
+            VALUES (\(userId), \(campus), \(ErasedPerson.name), NULL, NULL, \(version))
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, photo_id = NULL, bio = NULL,
+                version = greatest(users.version, excluded.version)
+            """)
+        try connection.query("UPDATE media SET deleted = true WHERE owner_id = \(userId) AND NOT deleted")
+        try connection.query("DELETE FROM blocks WHERE blocker_id = \(userId) OR blocked_id = \(userId)")
+        try connection.query(
+            """
+            UPDATE outbox SET payload = jsonb_set(payload, '{subject}', '""')
+            WHERE type = \(MatchOpened.type) AND payload ->> 'subject' <> ''
+                AND EXISTS (SELECT 1 FROM jsonb_array_elements(payload -> 'members') AS m
+                            WHERE lower(m ->> 'userId') = \(userId)::uuid::text)
+            """)
+    }
+
+    /// 403 for a student who may no longer act: suspended, or gone with their account (whose access token may still
+    /// be valid for a few minutes). What such a request would write would name them again.
+    public static func requireActive(_ userId: UUID, on connection: PostgresConnection) throws {
+        guard try connection.query("SELECT 1 AS hidden FROM suspended_users WHERE user_id = \(userId)").isEmpty else {
+            throw MatchingError.forbidden("Your account is suspended or deleted.")
+        }
     }
 
     public static func applyPlace(

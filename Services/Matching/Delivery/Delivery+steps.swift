@@ -45,6 +45,7 @@ public struct DeliverySteps: Sendable {
     ) async throws -> Run {
         try await withTransaction { transaction in
             let repository = transaction.repository
+            try ReadModels.requireActive(caller.userId, on: transaction.connection)
             if let id, let existing = try repository.run(id: id) {
                 try DeliveryAccess.checkRetry(ownerId: existing.delivererId, userId: caller.userId)
                 return existing
@@ -106,6 +107,7 @@ public struct DeliverySteps: Sendable {
     ) async throws -> Order {
         try await withTransaction { transaction in
             let repository = transaction.repository
+            try ReadModels.requireActive(caller.userId, on: transaction.connection)
             if let id, let ordererId = try repository.orderOwner(id: id) {
                 try DeliveryAccess.checkRetry(ownerId: ordererId, userId: caller.userId)
                 return try repository.order(id: id)!

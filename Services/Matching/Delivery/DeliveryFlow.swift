@@ -52,6 +52,13 @@ public struct DeliveryFlow: MatchingFlow {
         try DeliveryTransaction(connection: connection, settings: settings).closeBetween(a, b)
     }
 
+    public static func erase(
+        _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        let settings = try DeliverySettings(configuration, logger: Logger(label: "matching"))
+        try DeliveryTransaction(connection: connection, settings: settings).erase(userId)
+    }
+
     public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {
         try connection.query(
             """

@@ -54,7 +54,7 @@ struct DeliveryPostgresRepository {
         try runs(where: "r.deliverer_id = \(delivererId) AND r.campus = \(campus) AND r.status = 'open'", from: nil)
     }
 
-    private func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false)
+    func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false)
         throws -> [Run]
     {
         let distance: SQL =

@@ -26,6 +26,7 @@ public struct ExchangeSteps: Sendable {
     /// Lists `draft` as the caller's; a retry with the same client `id` returns the first listing.
     public func createListing(id: UUID?, _ draft: ListingDraft, caller: Identity) async throws -> Listing {
         try await transaction { rows in
+            try ReadModels.requireActive(caller.userId, on: rows.connection)
             let listingId = id ?? UUID()
             if let existing = try rows.owner(of: listingId) {
                 guard existing == caller.userId else { throw MatchingError.conflict("That id is taken.") }
@@ -108,6 +109,7 @@ public struct ExchangeSteps: Sendable {
     /// them gets 409 (a retry of the winner gets its exchange again). The owner is told and the chat opens.
     public func agree(to listingId: UUID, offering: String?, caller: Identity) async throws -> Exchange {
         try await transaction { rows in
+            try ReadModels.requireActive(caller.userId, on: rows.connection)
             // NB: the pair's lock before the listing's, as a block's closing takes them (then the exchange's, then the
             // listing's): a block either stops this agreement or closes the exchange it makes.
             if let ownerId = try rows.owner(of: listingId), ownerId != caller.userId {
@@ -239,6 +241,7 @@ public struct ExchangeSteps: Sendable {
     /// A party reviews the other once the exchange is done, once; the other's rating counts it.
     public func review(_ exchangeId: UUID, stars: Int, text: String?, caller: Identity) async throws -> ExchangeReview {
         try await transaction { rows in
+            try ReadModels.requireActive(caller.userId, on: rows.connection)
             guard let exchange = try rows.exchange(exchangeId, caller: caller) else {
                 throw MatchingError.notFound("exchange")
             }

@@ -33,6 +33,12 @@ public struct ExchangeFlow: MatchingFlow {
         ).map { try $0.decode("partner") }
     }
 
+    public static func erase(
+        _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        try ExchangeSteps.erase(userId, rows: ExchangePostgresRepository(connection: connection))
+    }
+
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {

@@ -40,6 +40,7 @@ public struct RideSteps: Sendable {
     /// Creates or replaces the caller's driver profile.
     public func saveDriver(car: String, seats: Int, caller: Identity) async throws -> Driver {
         try await transaction { repository in
+            try ReadModels.requireActive(caller.userId, on: repository.connection)
             try repository.upsertDriver(car: car, seats: seats, caller: caller)
             return try repository.driver(caller.userId, campus: caller.campus)!
         }
@@ -88,6 +89,7 @@ public struct RideSteps: Sendable {
     /// to the nearest online drivers.
     public func requestRide(id: UUID?, _ draft: RideDraft, caller: Identity) async throws -> Ride {
         try await transaction { repository in
+            try ReadModels.requireActive(caller.userId, on: repository.connection)
             let rideId = id ?? UUID()
             if let riderId = try repository.riderOf(rideId) {
                 try RideRules.requireOwnRequest(riderId: riderId, caller: caller.userId)
@@ -215,16 +217,23 @@ public struct RideSteps: Sendable {
     private func riderCancels(_ locked: LockedRide, caller: Identity, _ repository: RidesPostgresRepository) throws
         -> Ride
     {
+        try Self.cancelAsRider(locked, repository)
+        return try repository.ride(locked.id, visibleTo: caller)!
+    }
+
+    /// Cancels a locked ride on its rider's word: its driver, or else the drivers it was offered to, are told, and the
+    /// match with its driver closes.
+    static func cancelAsRider(_ locked: LockedRide, _ repository: RidesPostgresRepository) throws {
         let version = try repository.setCancelled(locked.id, reason: .rider)
         let recipients = try locked.driverId.map { [$0] } ?? repository.offeredDrivers(locked.id)
         try Outbox.append(
             RideCancelled(
-                rideId: locked.id, cancelledBy: caller.userId, reason: .rider, recipients: recipients, version: version),
+                rideId: locked.id, cancelledBy: locked.riderId, reason: .rider, recipients: recipients,
+                version: version),
             on: repository.connection)
         if let driverId = locked.driverId {
-            try Self.closeMatch(of: locked, driverId: driverId, .cancelled, version: version, on: repository.connection)
+            try closeMatch(of: locked, driverId: driverId, .cancelled, version: version, on: repository.connection)
         }
-        return try repository.ride(locked.id, visibleTo: caller)!
     }
 
     /// The driver gives the ride up: it is open again for a full lifetime, offered anew to everyone but them.
@@ -317,22 +326,6 @@ public struct RideSteps: Sendable {
                 version: version),
             on: repository.connection)
         try Self.closeMatch(of: locked, driverId: driverId, .cancelled, version: version, on: repository.connection)
-    }
-
-    /// One of two students blocked the other: a ride under way between them is cancelled (both are told, the chat
-    /// closes with reason `blocked`).
-    static func closeBetween(_ a: UUID, _ b: UUID, settings: RideSettings, on connection: PostgresConnection) throws {
-        let repository = RidesPostgresRepository(connection: connection, onlineWindow: settings.onlineWindow)
-        for locked in try repository.lockRidesUnderway(between: a, b) {
-            guard let driverId = locked.driverId else { continue }
-            let version = try repository.setCancelled(locked.id, reason: RideCancelReason.blocked)
-            try Outbox.append(
-                RideCancelled(
-                    rideId: locked.id, cancelledBy: a, reason: .blocked, recipients: [locked.riderId, driverId],
-                    version: version),
-                on: connection)
-            try closeMatch(of: locked, driverId: driverId, .blocked, version: version, on: connection)
-        }
     }
 
     /// The match of a ride's rider and driver, for its chat; closing needs only the members' ids.

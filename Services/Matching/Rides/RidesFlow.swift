@@ -42,6 +42,13 @@ public struct RidesFlow: MatchingFlow {
         ).map { try $0.decode("partner") }
     }
 
+    public static func erase(
+        _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        let settings = try RideSettings(configuration, logger: Logger(label: "matching"))
+        try RideSteps.erase(userId, settings: settings, on: connection)
+    }
+
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {

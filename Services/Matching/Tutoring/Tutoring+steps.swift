@@ -32,6 +32,7 @@ public struct TutoringSteps: Sendable {
     /// Creates or replaces the caller's profile; the caller counts as active now.
     public func saveProfile(_ input: TutoringProfileInput, caller: Identity) async throws -> TutoringProfile {
         try await transaction { rows in
+            try ReadModels.requireActive(caller.userId, on: rows.connection)
             try rows.saveProfile(input, caller: caller)
             return try rows.profile(caller.userId, visibleTo: caller)!
         }

@@ -31,6 +31,12 @@ public struct TutoringFlow: MatchingFlow {
         ).map { try $0.decode("partner") }
     }
 
+    public static func erase(
+        _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
+    ) throws {
+        try TutoringPostgresRepository(connection: connection).erase(userId)
+    }
+
     public static func closeBetween(
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {

@@ -33,6 +33,13 @@ struct TutoringPostgresRepository {
             """)
     }
 
+    /// Erases a student who deleted their account: their profile with its courses, which held their name and what
+    /// they wrote, and their swipes either way. Their matches, which hold ids and course codes alone, stay.
+    func erase(_ userId: UUID) throws {
+        try connection.query("DELETE FROM tutoring_profiles WHERE user_id = \(userId)")
+        try connection.query("DELETE FROM tutoring_swipes WHERE swiper_id = \(userId) OR target_id = \(userId)")
+    }
+
     /// A profile of the caller's campus in full, when it is the caller's own or that of someone in an active match
     /// with them and in no block with them.
     func profile(_ userId: UUID, visibleTo caller: Identity) throws -> TutoringProfile? {
