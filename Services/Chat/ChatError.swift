@@ -16,7 +16,8 @@ enum ChatError: ProblemConvertible {
         case .notFound: .notFound("No such conversation.")
         case .closed: .conflict("The conversation is closed: the delivery is over.")
         case .idTaken: .conflict("That message id is already used.")
-        case .erased: Problem(.forbidden, title: "Account deleted", detail: "This account was deleted: it sends nothing.")
+        case .erased:
+            Problem(.forbidden, title: "Account deleted", detail: "This account was deleted: it sends nothing.")
         }
     }
 }

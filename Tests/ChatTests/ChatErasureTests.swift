@@ -28,7 +28,9 @@ import Testing
             }
             try ConversationPostgresRepository.open(match, on: connection)
         }
-        let (adaToken, bobToken) = (try await app.token(ada, name: "Ada Quill"), try await app.token(bob, name: "Bob Stone"))
+        let (adaToken, bobToken) = (
+            try await app.token(ada, name: "Ada Quill"), try await app.token(bob, name: "Bob Stone")
+        )
         let path = "/v1/conversations/\(match.matchId)"
         let adasMessage = UUID().uuidString
         let deleted = UserDeleted(userId: ada, campus: "helsinki.fi")
@@ -50,7 +52,8 @@ import Testing
             let (_, history) = try await client.call(.get, "\(path)/messages", token: bobToken)
             let messages = try #require(history["messages"] as? [[String: Any]])
             #expect(messages.count == 2)
-            #expect(messages[0]["text"] as? String == "bring the notes, Ada" && messages[0]["removed"] as? Bool == false)
+            #expect(
+                messages[0]["text"] as? String == "bring the notes, Ada" && messages[0]["removed"] as? Bool == false)
             #expect(messages[1]["id"] as? String == adasMessage)
             #expect(messages[1]["text"] as? String == "" && messages[1]["removed"] as? Bool == true)
             let (_, list) = try await client.call(.get, "/v1/conversations", token: bobToken)
