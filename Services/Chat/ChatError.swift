@@ -7,6 +7,8 @@ enum ChatError: ProblemConvertible {
     case notFound
     case closed
     case idTaken
+    /// The caller deleted their account (their access token outlives it by minutes).
+    case erased
 
     var problem: Problem {
         switch self {
@@ -14,6 +16,8 @@ enum ChatError: ProblemConvertible {
         case .notFound: .notFound("No such conversation.")
         case .closed: .conflict("The conversation is closed: the delivery is over.")
         case .idTaken: .conflict("That message id is already used.")
+        case .erased:
+            Problem(.forbidden, title: "Account deleted", detail: "This account was deleted: it sends nothing.")
         }
     }
 }

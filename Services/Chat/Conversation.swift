@@ -45,8 +45,11 @@ struct Message: Codable, Sendable, Equatable {
     var id: UUID
     var conversationId: UUID
     var senderId: UUID
+    /// Empty once removed.
     var text: String
     var sentAt: Date
+    /// Its sender deleted their account: what they wrote is gone, and the other members see that it was there.
+    var removed: Bool
 }
 
 /// The rules of chat, without I/O.

@@ -17,6 +17,7 @@ struct ConversationPostgresRepository: Sendable {
                     FROM conversation_members cm LEFT JOIN users u ON u.id = cm.user_id
                     WHERE cm.conversation_id = c.id AND cm.user_id <> \(userId)) AS others,
                 last.id AS last_id, last.sender_id AS last_sender, last.text AS last_text, last.sent_at AS last_sent_at,
+                last.removed_at IS NOT NULL AS last_removed,
                 (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender_id <> \(userId)
                     AND m.seq > coalesce((SELECT r.last_read_seq FROM read_markers r
                         WHERE r.conversation_id = c.id AND r.user_id = \(userId)), 0)) AS unread
@@ -36,8 +37,8 @@ struct ConversationPostgresRepository: Sendable {
                 lastMessage: try lastId.map {
                     Message(
                         id: $0, conversationId: id, senderId: try row.decode("last_sender"),
-                        text: try row.decode("last_text"),
-                        sentAt: try row.decode("last_sent_at"))
+                        text: try row.decode("last_text"), sentAt: try row.decode("last_sent_at"),
+                        removed: try row.decode("last_removed"))
                 },
                 unreadCount: try row.decode("unread"))
         }
@@ -49,7 +50,7 @@ struct ConversationPostgresRepository: Sendable {
             guard try Self.membership(conversationId, userId, on: connection) != nil else { throw ChatError.notFound }
             return try connection.query(
                 """
-                SELECT id, conversation_id, sender_id, text, sent_at FROM messages
+                SELECT id, conversation_id, sender_id, text, sent_at, removed_at IS NOT NULL AS removed FROM messages
                 WHERE conversation_id = \(conversationId)
                   AND (\(before)::uuid IS NULL OR seq < (SELECT seq FROM messages WHERE id = \(before) AND conversation_id = \(conversationId)))
                 ORDER BY seq DESC LIMIT \(limit)
@@ -62,9 +63,13 @@ struct ConversationPostgresRepository: Sendable {
     /// whether it was new.
     ///
     /// One statement, so that a message costs the database one round trip and one commit: it locks the membership
-    /// against a closing, finds a message already sent with this id, and only when there is none and the
-    /// conversation is open stores the message, the sender's read marker and the event, whose recipients are the
-    /// other members it found.
+    /// against a closing, finds a message already sent with this id, and only when there is none, the conversation
+    /// is open and the sender has not deleted their account stores the message, the sender's read marker and the
+    /// event, whose recipients are the other members it found.
+    ///
+    /// NB: the sender's membership row is locked too, and an erasure rewrites it before their messages: a send that
+    /// got there first is committed before the erasure reads the messages, and one that waited for the erasure sees
+    /// it through `chat_user_is_erased`, which reads what is committed when it runs.
     func send(id: UUID, conversationId: UUID, sender: UUID, senderName: String, text: String) async throws -> (
         Message, Bool
     ) {
@@ -74,18 +79,20 @@ struct ConversationPostgresRepository: Sendable {
         let row = try await database.query(
             """
             WITH member AS (
-                SELECT c.status = 'open' AS open,
+                SELECT c.status = 'open' AS open, me.user_id,
                     coalesce((SELECT jsonb_agg(o.user_id ORDER BY o.position) FROM conversation_members o
                         WHERE o.conversation_id = c.id AND o.user_id <> \(sender)), '[]') AS others
                 FROM conversations c JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(sender)
                 WHERE c.id = \(conversationId)
-                FOR SHARE OF c
+                FOR SHARE OF c, me
+            ), erased AS (
+                SELECT chat_user_is_erased(user_id) AS erased FROM member
             ), existing AS (
-                SELECT id, conversation_id, sender_id, text, sent_at FROM messages WHERE id = \(id)
+                SELECT id, conversation_id, sender_id, text, sent_at, removed_at FROM messages WHERE id = \(id)
             ), sent AS (
                 INSERT INTO messages (id, conversation_id, sender_id, text, sent_at)
-                SELECT \(id), \(conversationId), \(sender), \(text), \(event.sentAt) FROM member
-                WHERE open AND NOT EXISTS (SELECT 1 FROM existing)
+                SELECT \(id), \(conversationId), \(sender), \(text), \(event.sentAt) FROM member, erased
+                WHERE open AND NOT erased AND NOT EXISTS (SELECT 1 FROM existing)
                 RETURNING seq, id, conversation_id, sender_id, text, sent_at
             ), marked AS (
                 INSERT INTO read_markers (conversation_id, user_id, last_read_seq)
@@ -95,15 +102,17 @@ struct ConversationPostgresRepository: Sendable {
             ), \(Outbox.commonTableExpressions(
                 for: event, payload: "jsonb_set(\(try JSONText(event))::jsonb, '{recipients}', member.others)",
                 from: "sent, member"))
-            SELECT (SELECT open FROM member) AS open, (SELECT count(*) FROM notified) AS notified,
+            SELECT (SELECT open FROM member) AS open, (SELECT erased FROM erased) AS erased,
+                (SELECT count(*) FROM notified) AS notified,
                 coalesce(s.id, e.id) AS id, coalesce(s.conversation_id, e.conversation_id) AS conversation_id,
                 coalesce(s.sender_id, e.sender_id) AS sender_id, coalesce(s.text, e.text) AS text,
-                coalesce(s.sent_at, e.sent_at) AS sent_at, s.id IS NOT NULL AS new
+                coalesce(s.sent_at, e.sent_at) AS sent_at, e.removed_at IS NOT NULL AS removed, s.id IS NOT NULL AS new
             FROM (SELECT 1) one LEFT JOIN sent s ON true LEFT JOIN existing e ON true
             """
         ).first!
         // NB: NULL when the sender is no member (or there is no such conversation).
         guard try row.decode("open", as: Bool?.self) != nil else { throw ChatError.notFound }
+        guard try !row.decode("erased", as: Bool.self) else { throw ChatError.erased }
         if try row.decode("new", as: Bool.self) { return (try Message(row: row), true) }
         // Not stored and no message with this id before: the conversation is closed.
         guard try row.decode("id", as: UUID?.self) != nil else { throw ChatError.closed }
@@ -197,19 +206,55 @@ struct ConversationPostgresRepository: Sendable {
         _ conversationId: UUID, _ userId: UUID, name: String, role: String, position: Int,
         on connection: PostgresConnection
     ) throws {
+        // A match event delayed behind its member's deletion may still name them.
         try connection.query(
             """
             INSERT INTO conversation_members (conversation_id, user_id, name, role, position)
-            VALUES (\(conversationId), \(userId), \(name), \(role), \(position)) ON CONFLICT DO NOTHING
+            SELECT \(conversationId), \(userId),
+                CASE WHEN EXISTS (SELECT 1 FROM users WHERE id = \(userId) AND erased_at IS NOT NULL)
+                    THEN \(ErasedPerson.name) ELSE \(name) END,
+                \(role), \(position)
+            ON CONFLICT DO NOTHING
             """)
     }
 
+    /// A newer profile's name; one of a person who deleted their account (an event delayed behind the deletion)
+    /// changes nothing.
     static func applyUser(_ user: UserSnapshot, version: Int64, on connection: PostgresConnection) throws {
         try connection.query(
             """
             INSERT INTO users (id, name, version) VALUES (\(user.userId), \(user.name), \(version))
-            ON CONFLICT (id) DO UPDATE SET name = excluded.name, version = excluded.version WHERE users.version < excluded.version
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, version = excluded.version
+            WHERE users.version < excluded.version AND users.erased_at IS NULL
             """)
+    }
+
+    /// `user.deleted` erases the person: their name becomes `ErasedPerson.name` wherever chat keeps it, every
+    /// message they sent is emptied and marked removed, and the events in the outbox no longer name them or hold
+    /// what they wrote. Their users row stays, flagged, so that they can send nothing more. Applying it again
+    /// changes nothing.
+    ///
+    /// NB: the memberships are rewritten before the messages are read, in this order, which `send` relies on.
+    static func erase(_ deleted: UserDeleted, on connection: PostgresConnection) throws {
+        let person = deleted.userId
+        try connection.query(
+            """
+            INSERT INTO users (id, name, version, erased_at) VALUES (\(person), \(ErasedPerson.name), \(deleted.version), now())
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, erased_at = coalesce(users.erased_at, excluded.erased_at),
+                version = greatest(users.version, excluded.version)
+            """)
+        try connection.query(
+            """
+            UPDATE conversation_members SET name = \(ErasedPerson.name) WHERE user_id = \(person)
+            """)
+        // Every sender is a member: their conversations lead to their messages by the conversations' index.
+        try connection.query(
+            """
+            UPDATE messages SET text = '', removed_at = now()
+            WHERE conversation_id IN (SELECT conversation_id FROM conversation_members WHERE user_id = \(person))
+                AND sender_id = \(person) AND removed_at IS NULL
+            """)
+        try Outbox.erase(person: person, on: connection)
     }
 }
 
@@ -220,5 +265,6 @@ extension Message {
         senderId = try row.decode("sender_id")
         text = try row.decode("text")
         sentAt = try row.decode("sent_at")
+        removed = try row.decode("removed")
     }
 }

@@ -6,7 +6,7 @@ import ServiceKit
 
 /// Puts every event that names its `recipients` into those users' feeds, in the inbox transaction, so that an event
 /// delivered twice makes one entry. It knows no flow: any event of the producers below that concerns users is an
-/// entry of the type it was published as.
+/// entry of the type it was published as. A person who deleted their account is purged from every feed.
 enum FeedConsumer {
     /// The services whose events may concern users.
     static let producers = ["matching", "chat"]
@@ -25,6 +25,9 @@ enum FeedConsumer {
                 }
                 return try appendToFeeds(events, on: connection)
             }
+        }
+        handlers.on(UserDeleted.self, from: "accounts") { event, connection in
+            try FeedPostgresRepository.erase(event, on: connection)
         }
         return handlers
     }

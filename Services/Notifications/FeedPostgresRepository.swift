@@ -23,7 +23,8 @@ struct FeedPostgresRepository: Sendable {
 
     /// Appends the entries in one statement, each user's in the order given; returns them in the order of their
     /// seqs. Each user's head moves once, by the number of their entries, and the heads are locked in the order of
-    /// the users' ids, so that two such statements never wait for each other in a circle.
+    /// the users' ids, so that two such statements never wait for each other in a circle. Entries of people who
+    /// deleted their account are left out.
     static func append(_ entries: [NewEntry], on connection: PostgresConnection) throws -> [Appended] {
         guard !entries.isEmpty else { return [] }
         return try connection.query(
@@ -31,6 +32,7 @@ struct FeedPostgresRepository: Sendable {
             WITH input AS (
                 SELECT * FROM unnest(\(entries.map(\.userId.uuidString))::uuid[], \(entries.map(\.type))::text[],
                     \(entries.map(\.eventJSON))::jsonb[]) WITH ORDINALITY AS t(user_id, type, data, n)
+                WHERE NOT EXISTS (SELECT 1 FROM erased_users e WHERE e.user_id = t.user_id)
             ), heads AS (
                 INSERT INTO feed_heads (user_id, last_seq)
                 SELECT user_id, count(*) FROM input GROUP BY user_id ORDER BY user_id
@@ -140,6 +142,28 @@ struct FeedPostgresRepository: Sendable {
         let members: String = try row.decode("members")
         return members.trimmingCharacters(in: CharacterSet(charactersIn: "{}")).split(separator: ",")
             .compactMap { UUID(uuidString: String($0)) }.filter { $0 != userId }
+    }
+
+    /// `user.deleted` purges the person: their feed, its head, their devices and their place in conversations go,
+    /// every other feed entry that names them has its names erased and what they wrote emptied (`erase_person`),
+    /// and so has the outbox. They are remembered as erased, so that nothing is appended to their feed again.
+    /// Applying it again changes nothing.
+    static func erase(_ deleted: UserDeleted, on connection: PostgresConnection) throws {
+        let person = deleted.userId
+        try connection.query("INSERT INTO erased_users (user_id) VALUES (\(person)) ON CONFLICT DO NOTHING")
+        try connection.query("DELETE FROM feed WHERE user_id = \(person)")
+        try connection.query("DELETE FROM feed_heads WHERE user_id = \(person)")
+        try connection.query("DELETE FROM devices WHERE user_id = \(person)")
+        try connection.query(
+            "UPDATE conversations SET member_ids = array_remove(member_ids, \(person)) WHERE \(person) = ANY(member_ids)"
+        )
+        // NB: a scan of every feed: ids are in the JSON in any case, and entries keep no index of whom they name.
+        try connection.query(
+            """
+            UPDATE feed SET data = erase_person(data, \(person), \(ErasedPerson.name))
+            WHERE data::text ILIKE \("%" + person.uuidString + "%")
+            """)
+        try Outbox.erase(person: person, on: connection)
     }
 
     static func setConversation(_ id: UUID, members: [UUID], isOpen: Bool, on connection: PostgresConnection) throws {

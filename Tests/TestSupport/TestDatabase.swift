@@ -17,6 +17,26 @@ public struct TestDatabase: Sendable {
         let url = TestEnvironment.replacingPath(of: TestEnvironment.postgresURL, with: name)
         return TestDatabase(url: url, pool: try PostgresPool(url: url, size: poolSize, logger: TestEnvironment.logger))
     }
+
+    /// Every row of every table (outbox and inbox included) whose text contains `text` in any case, each as
+    /// `<table>: <row>`: what a test of an erasure expects to be empty for what named the person.
+    public func rowsContaining(_ text: String) async throws -> [String] {
+        let tables = try await pool.query(
+            """
+            SELECT quote_ident(table_name) AS name FROM information_schema.tables
+            WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name
+            """
+        ).map { try $0.decode("name", as: String.self) }
+        var rows: [String] = []
+        for table in tables {
+            rows += try await pool.query(
+                """
+                SELECT t::text AS row FROM \(unescaped: table) t WHERE strpos(lower(t::text), lower(\(text))) > 0
+                """
+            ).map { "\(table): \(try $0.decode("row", as: String.self))" }
+        }
+        return rows
+    }
 }
 
 /// Builds each template once per test process; creating databases is serialised because PostgreSQL refuses to

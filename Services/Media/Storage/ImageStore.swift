@@ -51,8 +51,14 @@ public struct PostgresImageStore: ImageStore {
     }
 
     public func delete(_ mediaId: UUID) async throws {
-        try await database.withConnection { connection -> Void in
-            try connection.query("DELETE FROM image_blobs WHERE media_id = \(mediaId)")
-        }
+        try await database.withConnection { connection in try Self.delete([mediaId], on: connection) }
+    }
+
+    /// Forgets every variant of these images in the connection's open transaction, for a change that removes
+    /// their records in the same one.
+    static func delete(_ mediaIds: [UUID], on connection: PostgresConnection) throws {
+        guard !mediaIds.isEmpty else { return }
+        try connection.query(
+            "DELETE FROM image_blobs WHERE media_id = ANY(\(mediaIds.map(\.uuidString))::uuid[])")
     }
 }

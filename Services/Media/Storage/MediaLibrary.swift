@@ -41,7 +41,13 @@ public struct MediaLibrary: Sendable {
             id: UUID(), ownerId: owner, campus: campus, contentType: image.format.contentType,
             width: image.width, height: image.height, etags: variants.mapValues(Self.etag))
         try await store.put(variants, of: record.id)
-        let stored = try await repository.insert(record, idempotencyKey: idempotencyKey)
+        let stored: (record: MediaRecord, isNew: Bool)
+        do {
+            stored = try await repository.insert(record, idempotencyKey: idempotencyKey)
+        } catch MediaError.erased {
+            try await store.delete(record.id)
+            throw MediaError.erased
+        }
         if !stored.isNew {
             // Two uploads raced with one key: the first recorded keeps its image, this one's bytes go.
             try await store.delete(record.id)

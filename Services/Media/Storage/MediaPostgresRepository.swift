@@ -28,9 +28,14 @@ public struct MediaPostgresRepository: Sendable {
         "id, owner_id, campus, content_type, width, height, original_etag, large_etag, small_etag"
 
     /// Records a stored image and publishes `media.stored` with it. With an idempotency key the caller used
-    /// before, nothing is recorded and the first image is the answer (`isNew` false).
+    /// before, nothing is recorded and the first image is the answer (`isNew` false). An owner who deleted their
+    /// account records nothing (`MediaError.erased`).
     func insert(_ record: MediaRecord, idempotencyKey: String?) async throws -> (record: MediaRecord, isNew: Bool) {
         try await database.transaction { connection in
+            try Self.lockOwner(record.ownerId, exclusively: false, on: connection)
+            guard
+                try connection.query("SELECT 1 FROM erased_owners WHERE user_id = \(record.ownerId)").isEmpty
+            else { throw MediaError.erased }
             let inserted = try connection.query(
                 """
                 INSERT INTO media (\(Self.columns), idempotency_key)
@@ -82,6 +87,32 @@ public struct MediaPostgresRepository: Sendable {
             try Outbox.append(MediaDeleted(mediaId: id, ownerId: owner), on: connection)
             return true
         }
+    }
+
+    /// `user.deleted` removes every image of the person, each deleted one's bytes with it (`PostgresImageStore`),
+    /// and publishes `media.deleted` for each they had not deleted themselves, so that read models elsewhere drop it.
+    /// They are remembered as erased, so that they upload nothing more. Applying it again changes nothing.
+    public static func erase(_ deleted: UserDeleted, on connection: PostgresConnection) throws {
+        let owner = deleted.userId
+        try lockOwner(owner, exclusively: true, on: connection)
+        try connection.query("INSERT INTO erased_owners (user_id) VALUES (\(owner)) ON CONFLICT DO NOTHING")
+        let removed = try connection.query(
+            "DELETE FROM media WHERE owner_id = \(owner) RETURNING id, deleted_at IS NULL AS live"
+        ).map { (id: try $0.decode("id", as: UUID.self), isLive: try $0.decode("live", as: Bool.self)) }
+        // Also the bytes of images deleted before, which a failure between the two steps of a delete may have left.
+        try PostgresImageStore.delete(removed.map(\.id), on: connection)
+        for image in removed where image.isLive {
+            try Outbox.append(MediaDeleted(mediaId: image.id, ownerId: owner), on: connection)
+        }
+    }
+
+    /// Serialises an owner's uploads (shared) against their erasure (exclusive) until the transaction ends: an
+    /// upload either commits before the erasure reads the owner's images or reads the erasure's record.
+    private static func lockOwner(_ owner: UUID, exclusively: Bool, on connection: PostgresConnection) throws {
+        try connection.query(
+            exclusively
+                ? "SELECT pg_advisory_xact_lock(hashtextextended(\(owner)::text, 0))"
+                : "SELECT pg_advisory_xact_lock_shared(hashtextextended(\(owner)::text, 0))")
     }
 
     private static func byIdempotencyKey(_ key: String, owner: UUID, on connection: PostgresConnection) throws

@@ -1,0 +1,92 @@
+import Contracts
+import Foundation
+import Messaging
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Notifications
+
+@Suite(.timeLimit(.minutes(2))) struct NotificationsErasureTests {
+    @Test func aDeletedAccountsFeedAndDevicesGoAndOtherFeedsNoLongerNameIt() async throws {
+        let app = try await NotificationsTestApp.make()
+        let accounts = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
+        let (ada, bob, conversation) = (UUID(), UUID(), UUID())
+        let repository = FeedPostgresRepository(database: app.database.pool)
+        let match = #"""
+            {"recipients":["\#(ada)","\#(bob)"],"matchId":"\#(UUID())","members":[
+                {"userId":"\#(ada)","name":"Ada Quill","bio":"counts in base 7"},
+                {"userId":"\#(bob)","name":"Bob Stone","bio":"bakes"}]}
+            """#
+        try await app.database.pool.transaction { connection in
+            try FeedPostgresRepository.setConversation(conversation, members: [ada, bob], isOpen: true, on: connection)
+            _ = try FeedConsumer.appendToFeeds(
+                [
+                    try Self.message(from: (ada, "Ada Quill"), to: bob, "see you at the library"),
+                    try Self.message(from: (bob, "Bob Stone"), to: ada, "bring the notes, Ada"),
+                    ReceivedEvent(type: "match.opened", body: Data(match.utf8)),
+                ], on: connection)
+        }
+        _ = try await repository.registerDevice(userId: ada, token: "ada-phone", platform: "ios")
+        _ = try await repository.registerDevice(userId: bob, token: "bob-phone", platform: "android")
+        #expect(try await app.database.rowsContaining("Ada Quill").count == 3)
+        try await accounts.pool.transaction { connection in
+            try Outbox.append(UserDeleted(userId: ada, campus: "helsinki.fi"), on: connection)
+        }
+        let relay = OutboxRelay(
+            topology: Topology(service: "accounts", publishes: [UserDeleted.type]), postgresURL: accounts.url,
+            amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
+
+        try await app.live { _, client in
+            // Notifications has bound its queue of accounts by now; accounts publishes from here on.
+            try await runBriefly([relay]) {
+                try await eventually("user.deleted taken and acknowledged by notifications") {
+                    try await client.consumedEvents(from: "notifications.accounts") == 1
+                }
+            }
+        }
+        let afterOnce = try await app.database.rowsContaining("")
+        try await app.database.pool.transaction { connection in
+            let handled = try FeedConsumer.handlers.apply(
+                UserDeleted(userId: ada, campus: "helsinki.fi"), on: connection)
+            #expect(handled)
+        }
+        #expect(try await app.database.rowsContaining("") == afterOnce)
+        // An event of before the deletion, delayed behind it, makes no entry for her.
+        let late = try await app.database.pool.transaction { connection in
+            try FeedConsumer.appendToFeeds(
+                [try Self.message(from: (bob, "Bob Stone"), to: ada, "are you there?")], on: connection)
+        }
+
+        #expect(late.isEmpty)
+        for trace in ["Ada Quill", "library", "base 7", "ada-phone", "are you there"] {
+            #expect(try await app.database.rowsContaining(trace) == [], "\(trace)")
+        }
+        let bobs = try await app.database.pool.query(
+            "SELECT type, data::text AS data FROM feed WHERE user_id = \(bob) ORDER BY seq"
+        ).map { (try $0.decode("type", as: String.self), try $0.decode("data", as: String.self)) }
+        #expect(bobs.map(\.0) == ["message.sent", "match.opened"])
+        let (message, opened) = (try Self.object(bobs[0].1), try Self.object(bobs[1].1))
+        #expect(message["senderName"] as? String == ErasedPerson.name && message["text"] as? String == "")
+        #expect(message["senderId"] as? String == ada.uuidString)
+        let members = try #require(opened["members"] as? [[String: Any]])
+        #expect(members.map { $0["name"] as? String } == [ErasedPerson.name, "Bob Stone"])
+        #expect(members[1]["bio"] as? String == "bakes")
+        #expect(try await app.database.rowsContaining("bob-phone").count == 1)
+        #expect(try await repository.otherMembers(of: conversation, besides: bob).isEmpty)
+    }
+
+    private static func object(_ json: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    }
+
+    /// `message.sent` as chat publishes it.
+    private static func message(from sender: (UUID, String), to recipient: UUID, _ text: String) throws
+        -> ReceivedEvent
+    {
+        let event = MessageSent(
+            messageId: UUID(), conversationId: UUID(), senderId: sender.0, senderName: sender.1,
+            recipients: [recipient], text: text, sentAt: Date())
+        return ReceivedEvent(type: MessageSent.type, body: try JSONEncoder().encode(event))
+    }
+}
