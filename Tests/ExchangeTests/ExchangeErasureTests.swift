@@ -80,7 +80,7 @@ import Testing
                 "Pirkon kiitos", "Pirkko oli ihana", photo.uuidString.lowercased(),
             ])
         #expect(traces.keys.sorted() == [photo.uuidString.lowercased()])
-        #expect(traces[photo.uuidString.lowercased()] == ["media"])
+        #expect(traces[photo.uuidString.lowercased()]?.map { $0.prefix { $0 != ":" } } == ["media"])
         #expect(try await app.traces(of: [olli.name, "Ollin keksit"]).count == 2)
 
         await #expect(throws: MatchingError.forbidden("Your account is suspended or deleted.")) {

@@ -16,39 +16,20 @@ extension MatchingTestApp {
                 version: 1))
     }
 
-    /// Each of `texts` that some row of the database holds, case-insensitively, with the tables that hold it; empty
+    /// Each of `texts` that some row of the database holds, case-insensitively, with the rows that hold it; empty
     /// when none is left anywhere.
     public func traces(of texts: [String]) async throws -> [String: [String]] {
         var found: [String: [String]] = [:]
-        for table in try await tables() {
-            for text in texts {
-                let rows = try await service.database.pool.query(
-                    "SELECT count(*) AS n FROM \(unescaped: "\"\(table)\"") t WHERE t::text ILIKE \("%\(text)%")")
-                if try rows.first!.decode("n", as: Int64.self) > 0 { found[text, default: []].append(table) }
-            }
+        for text in texts {
+            let rows = try await service.database.rowsContaining(text)
+            if !rows.isEmpty { found[text] = rows }
         }
         return found
     }
 
-    /// Every table's rows as text, sorted, by table: what a step changed, compared before and after it. PostGIS's
+    /// Every table's rows as text, sorted: what a step changed, compared before and after it. PostGIS's
     /// `spatial_ref_sys`, thousands of rows of reference data that nothing writes, is left out.
-    public func snapshot() async throws -> [String: [String]] {
-        var snapshot: [String: [String]] = [:]
-        for table in try await tables() where table != "spatial_ref_sys" {
-            snapshot[table] = try await service.database.pool.query(
-                "SELECT t::text AS row FROM \(unescaped: "\"\(table)\"") t ORDER BY 1"
-            ).map { try $0.decode("row") }
-        }
-        return snapshot
-    }
-
-    /// The names of the tables of the public schema.
-    private func tables() async throws -> [String] {
-        try await service.database.pool.query(
-            """
-            SELECT table_name::text AS name FROM information_schema.tables
-            WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1
-            """
-        ).map { try $0.decode("name") }
+    public func snapshot() async throws -> [String] {
+        try await service.database.rowsContaining("").filter { !$0.hasPrefix("spatial_ref_sys:") }.sorted()
     }
 }
