@@ -144,10 +144,12 @@ struct FeedPostgresRepository: Sendable {
             .compactMap { UUID(uuidString: String($0)) }.filter { $0 != userId }
     }
 
-    /// `user.deleted` purges the person: their feed, its head, their devices and their place in conversations go,
-    /// every other feed entry that names them has its names erased and what they wrote emptied (`erase_person`),
-    /// and so has the outbox. They are remembered as erased, so that nothing is appended to their feed again.
-    /// Applying it again changes nothing.
+    /// `user.deleted` purges the person: their feed, its head, their devices and their place in conversations go.
+    /// Every other feed entry made before the deletion that mentions them goes too: an event may quote them in ways
+    /// no rule can tell (an order's items, a ride's note, a car), and such entries are history the sockets have
+    /// delivered or no longer need. Entries made after it (what the deletion closed, told to the others) were erased
+    /// by their producers and stay, with `erase_person` applied all the same, as it is to the outbox. They are
+    /// remembered as erased, so that nothing is appended to their feed again. Applying it again changes nothing.
     static func erase(_ deleted: UserDeleted, on connection: PostgresConnection) throws {
         let person = deleted.userId
         try connection.query("INSERT INTO erased_users (user_id) VALUES (\(person)) ON CONFLICT DO NOTHING")
@@ -158,6 +160,11 @@ struct FeedPostgresRepository: Sendable {
             "UPDATE conversations SET member_ids = array_remove(member_ids, \(person)) WHERE \(person) = ANY(member_ids)"
         )
         // NB: a scan of every feed: ids are in the JSON in any case, and entries keep no index of whom they name.
+        let deletedAt = Date(timeIntervalSince1970: TimeInterval(deleted.version) / 1_000_000)
+        try connection.query(
+            """
+            DELETE FROM feed WHERE created_at < \(deletedAt) AND data::text ILIKE \("%" + person.uuidString + "%")
+            """)
         try connection.query(
             """
             UPDATE feed SET data = erase_person(data, \(person), \(ErasedPerson.name))

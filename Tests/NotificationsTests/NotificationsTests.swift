@@ -122,7 +122,8 @@ enum StreamClient {
     @Test func onlyTheConcernedUsersHearOfAnEvent() throws {
         let (orderer, deliverer, stranger) = (UUID(), UUID(), UUID())
         let offer = OfferMade(
-            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
+            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererId: orderer,
+            ordererName: "Olli",
             restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
             destination: PlaceReference(placeId: UUID(), name: "Porthania"),
             items: "Soup", expiresAt: Date(), version: 1)
@@ -249,9 +250,10 @@ enum StreamClient {
     @Test func theSameEventDeliveredTwiceMakesOneEntry() async throws {
         let app = try await NotificationsTestApp.make()
         let matching = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
-        let deliverer = UUID()
+        let (deliverer, orderer) = (UUID(), UUID())
         let offer = OfferMade(
-            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererName: "Olli",
+            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererId: orderer,
+            ordererName: "Olli",
             restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
             destination: PlaceReference(placeId: UUID(), name: "Porthania"),
             items: "Soup", expiresAt: Date(), version: 1)

@@ -148,3 +148,27 @@ def database(env, service):
     """A connection to a service's database, with autocommit."""
     import psycopg
     return psycopg.connect(env[f"{service.upper()}_POSTGRES_URL"], autocommit=True)
+
+
+def find(student, query, kind):
+    """The first place a student's search returns while typing `query`."""
+    answer = student.get("/v1/places", q=query, kind=kind, limit=5)
+    assert answer.status_code == 200, answer.text
+    places = answer.json()["places"]
+    assert places, f"nothing found for {query!r}"
+    return places[0]
+
+
+def quiet_restaurant(student, near, radius=600, shortest_name=0):
+    """A restaurant within `radius` m of the place `near` where nobody is checked in and no order waits (the system may
+    be in use), so that what a test orders there is offered to the test's own deliverer only."""
+    busy = {entry["restaurant"]["id"] for entry in student.get("/v1/restaurants").json()["restaurants"]}
+    eateries = student.get(
+        "/v1/places/nearby", lat=near["latitude"], lon=near["longitude"], radius=radius, kind="restaurant", limit=50)
+    assert eateries.status_code == 200, eateries.text
+    for place in eateries.json()["places"]:
+        if place["id"] in busy or len(place["name"]) < shortest_name:
+            continue
+        if not student.get("/v1/orders/open", restaurantId=place["id"], limit=1).json()["orders"]:
+            return place
+    raise AssertionError(f"every restaurant near {near['name']} is busy")

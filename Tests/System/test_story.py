@@ -3,16 +3,7 @@
 import re
 import uuid
 
-from conftest import ROOT, Student, eventually
-
-
-def find(student, query, kind):
-    """The first place a student's search returns while typing `query`."""
-    answer = student.get("/v1/places", q=query, kind=kind, limit=5)
-    assert answer.status_code == 200, answer.text
-    places = answer.json()["places"]
-    assert places, f"nothing found for {query!r}"
-    return places[0]
+from conftest import ROOT, Student, eventually, find, quiet_restaurant
 
 
 def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
@@ -24,10 +15,7 @@ def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
     # and each heads to a different building near Porthania.
     porthania = find(olli, "porthania", "building")
     assert porthania["name"] == "Porthania"
-    busy = {entry["restaurant"]["id"] for entry in olli.get("/v1/restaurants").json()["restaurants"]}
-    eateries = aino.get(
-        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=600, kind="restaurant", limit=50)
-    restaurant = next(place for place in eateries.json()["places"] if place["id"] not in busy and len(place["name"]) >= 6)
+    restaurant = quiet_restaurant(aino, porthania, shortest_name=6)
     nearby = aino.get(
         "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=250, kind="building", limit=50)
     assert nearby.status_code == 200, nearby.text
@@ -180,10 +168,7 @@ def test_a_block_through_the_gateway_hides_each_from_the_other_and_ends_their_de
     aino = Student("Aino", mode="delivering")
     olli = Student("Olli", mode="ordering")
     porthania = find(olli, "porthania", "building")
-    busy = {entry["restaurant"]["id"] for entry in olli.get("/v1/restaurants").json()["restaurants"]}
-    eateries = aino.get(
-        "/v1/places/nearby", lat=porthania["latitude"], lon=porthania["longitude"], radius=600, kind="restaurant", limit=50)
-    restaurant = next(place for place in eateries.json()["places"] if place["id"] not in busy)
+    restaurant = quiet_restaurant(aino, porthania)
     run_id = None
     try:
         run_id = aino.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": porthania["id"]}).json()["id"]
@@ -206,6 +191,44 @@ def test_a_block_through_the_gateway_hides_each_from_the_other_and_ends_their_de
         assert olli.post("/v1/blocks", {"userId": olli.id}).status_code == 400
         assert olli.http.delete(f"/v1/blocks/{aino.id}").status_code == 204
         assert olli.post(f"/v1/orders/{order['id']}/cancel").status_code == 200
+    finally:
+        if run_id:
+            aino.http.delete(f"/v1/runs/{run_id}")
+
+
+def test_a_student_deletes_their_account_through_the_gateway_and_their_delivery_ends_for_the_other(system):
+    aino = Student("Aino", mode="delivering")
+    olli = Student("Olli", mode="ordering")
+    porthania = find(olli, "porthania", "building")
+    restaurant = quiet_restaurant(aino, porthania)
+    run_id = None
+    try:
+        run_id = aino.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": porthania["id"]}).json()["id"]
+        order = olli.when_known("POST", "/v1/orders", {
+            "restaurantId": restaurant["id"], "destinationId": porthania["id"], "items": "Karjalanpiirakka"}).json()
+        taken = aino.post(f"/v1/orders/{order['id']}/take", {"runId": run_id})
+        assert taken.status_code == 201, taken.text
+        match_id = taken.json()["id"]
+        chat = f"/v1/conversations/{match_id}"
+        assert olli.when_known("GET", f"{chat}/messages", expected=200)
+        assert olli.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Ring twice"}).status_code == 201
+
+        # A wrong password deletes nothing; the right one ends the account at once.
+        wrong = olli.http.request("DELETE", "/v1/me", json={"password": "not it"})
+        assert wrong.status_code == 401 and wrong.json()["field"] == "password", wrong.text
+        assert olli.http.request("DELETE", "/v1/me", json={"password": "correct horse battery"}).status_code == 204
+        assert olli.get("/v1/me").status_code == 404
+        login = aino.http.post("/v1/auth/login", json={"email": olli.email, "password": "correct horse battery"})
+        assert login.status_code == 401
+
+        # Aino's delivery ends, its chat closes, and what Olli wrote shows as removed.
+        assert eventually(lambda: aino.get(f"/v1/matches/{match_id}").json()["status"] == "cancelled")
+        assert eventually(lambda: match_id.lower() not in [
+            entry["id"].lower() for entry in aino.get("/v1/conversations").json()["conversations"]])
+        messages = eventually(lambda: [m for m in aino.get(f"{chat}/messages").json()["messages"] if m.get("removed")])
+        assert messages and messages[0]["text"] == "", messages
+        shown = aino.get(f"/v1/matches/{match_id}").text
+        assert "Olli" not in shown and "Karjalanpiirakka" not in shown, shown
     finally:
         if run_id:
             aino.http.delete(f"/v1/runs/{run_id}")

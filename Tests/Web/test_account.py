@@ -1,4 +1,7 @@
-"""Signing up, staying logged in, the person's profile, and what the page refuses to do with their text."""
+"""Signing up, staying logged in, the person's profile, what the page refuses to do with their text, and deleting the
+account."""
+
+import uuid
 
 from selenium.webdriver.common.by import By
 
@@ -78,3 +81,62 @@ def test_the_gateway_serves_the_page_with_a_strict_content_security_policy(gatew
     assert httpx.get(f"{gateway}/vendor/leaflet/leaflet.esm.js").headers["content-type"].startswith("text/javascript")
     missing = httpx.get(f"{gateway}/no-such-page")
     assert missing.status_code == 404 and missing.headers["content-type"].startswith("application/problem+json")
+
+
+def test_a_student_deletes_her_account_with_her_password_and_her_messages_show_as_removed(browsers):
+    from test_tutoring import make_profile
+
+    course = f"WEB-{uuid.uuid4().int % 10**6}"
+    tomas = browsers("Tomas").sign_up()
+    sofia = browsers("Sofia").sign_up()
+    make_profile(tomas, "tutor", course, "Topology")
+    tomas.click("Save profile")
+    tomas.sees("No more cards for now")
+    make_profile(sofia, "student", course, "Open sets")
+    sofia.click("Save profile")
+    sofia.click("Like", within=sofia.find(".tutoring-card"))
+    tomas.click("Look again")
+    tomas.wait(lambda: tomas.find(".tutoring-card h3").text == "Sofia")
+    tomas.click("Like", within=tomas.find(".tutoring-card"))
+    sofia.click("Open chat", within=sofia.find(".match"))
+    sofia.wait(lambda: sofia.text_of("#chat-title") == "Tomas")
+    text = f"My number is 040 {uuid.uuid4().int % 10**7}"
+    sofia.type("Message", text)
+    sofia.click("Send")
+    tomas.click("Matches", within=tomas.find(".subnav"))
+    tomas.click("Chat", within=tomas.find(".matches li"))
+    tomas.wait(lambda: text in [bubble.text.split("\n")[0] for bubble in tomas.all(".messages li")])
+
+    # A wrong password deletes nothing; the field says so.
+    sofia.tab("me")
+    sofia.press(sofia.find("details.delete-account summary"))
+    sofia.type("Your password", "not my password")
+    sofia.click("Delete my account")
+    error = sofia.find("input[name='password'][aria-invalid='true'] ~ .field-error")
+    assert "wrong" in error.text and "nothing was deleted" in error.text
+    sofia.screenshot("delete-refused")
+    sofia.type("Your password", PASSWORD)
+    sofia.click("Delete my account")
+    sofia.find("form[aria-label='Log in']")
+    assert sofia.js("return localStorage.getItem('tarrare.session')") is None
+
+    # She can no longer log in; her email signs up again as a new person.
+    sofia.type("Email", sofia.email)
+    sofia.type("Password", PASSWORD)
+    sofia.click("Log in")
+    assert sofia.find("form[aria-label='Log in'] .form-error").text
+
+    # Tomas's chat closes; what she wrote shows as removed, under a deleted account.
+    tomas.sees("This chat is closed.")
+    tomas.driver.refresh()
+    tomas.wait(lambda: [bubble.text.split("\n")[0] for bubble in tomas.all(".messages li")]
+               == ["This message was removed."])
+    assert text not in tomas.find("body").text
+    tomas.screenshot("message-removed")
+
+    sofia.click("Sign up")
+    sofia.type("Name", "Sofia Again")
+    sofia.type("Campus email", sofia.email)
+    sofia.type("Password", PASSWORD)
+    sofia.click("Sign up")
+    sofia.wait_live()

@@ -195,7 +195,7 @@ public struct DeliverySteps: Sendable {
             let (match, version) = try transaction.makeMatch(order: order, status: status, run: run)
             try Outbox.append(
                 OrderTaken(
-                    orderId: order.id, matchId: match.id, ordererId: order.ordererId,
+                    orderId: order.id, matchId: match.id, ordererId: order.ordererId, delivererId: caller.userId,
                     delivererName: match.delivererName, version: version),
                 on: transaction.connection)
             for (_, otherRunId) in withdrawn where otherRunId != run.id {

@@ -75,7 +75,7 @@ struct DeliveryTransaction {
         try Outbox.append(
             OfferMade(
                 offerId: offerId, orderId: orderId, runId: runId, delivererId: run.delivererId,
-                ordererName: order.ordererName, restaurant: run.restaurant.reference,
+                ordererId: order.ordererId, ordererName: order.ordererName, restaurant: run.restaurant.reference,
                 destination: order.destination.reference,
                 items: order.items, expiresAt: expiresAt, version: 1), on: connection)
     }

@@ -104,15 +104,20 @@ public struct OrderTaken: Event, Equatable {
     public static let type = "order.taken"
     public var orderId: UUID
     public var matchId: UUID
+    /// Beside the name, so that a deliverer who deletes their account is found and erased in what was sent.
+    public var delivererId: UUID
     public var delivererName: String
     public var version: Int64
     /// The users it concerns: whose feeds it goes to.
     public var recipients: [UUID]
     public var aggregateId: UUID { orderId }
 
-    public init(orderId: UUID, matchId: UUID, ordererId: UUID, delivererName: String, version: Int64) {
+    public init(
+        orderId: UUID, matchId: UUID, ordererId: UUID, delivererId: UUID, delivererName: String, version: Int64
+    ) {
         self.orderId = orderId
         self.matchId = matchId
+        self.delivererId = delivererId
         self.delivererName = delivererName
         self.version = version
         recipients = [ordererId]
@@ -126,6 +131,8 @@ public struct OfferMade: Event, Equatable {
     public var orderId: UUID
     public var runId: UUID
     public var delivererId: UUID
+    /// Beside the orderer's name and items, so that an orderer who deletes their account is found in what was sent.
+    public var ordererId: UUID
     public var ordererName: String
     public var restaurant: PlaceReference
     public var destination: PlaceReference
@@ -137,13 +144,14 @@ public struct OfferMade: Event, Equatable {
     public var aggregateId: UUID { offerId }
 
     public init(
-        offerId: UUID, orderId: UUID, runId: UUID, delivererId: UUID, ordererName: String,
+        offerId: UUID, orderId: UUID, runId: UUID, delivererId: UUID, ordererId: UUID, ordererName: String,
         restaurant: PlaceReference, destination: PlaceReference, items: String, expiresAt: Date, version: Int64
     ) {
         self.offerId = offerId
         self.orderId = orderId
         self.runId = runId
         self.delivererId = delivererId
+        self.ordererId = ordererId
         self.ordererName = ordererName
         self.restaurant = restaurant
         self.destination = destination

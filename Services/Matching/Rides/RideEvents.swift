@@ -39,6 +39,8 @@ public struct RideOffered: Event, Equatable {
     public static let type = "ride.offered"
     public var rideId: UUID
     public var campus: String
+    /// Beside the rider's name and note, so that a rider who deletes their account is found in what was sent.
+    public var riderId: UUID
     public var riderName: String
     public var pickup: RideSpot
     public var dropoff: RideSpot?
@@ -52,11 +54,12 @@ public struct RideOffered: Event, Equatable {
     public var aggregateId: UUID { rideId }
 
     public init(
-        rideId: UUID, campus: String, riderName: String, pickup: RideSpot, dropoff: RideSpot?, note: String?,
-        driverId: UUID, distanceMeters: Double, expiresAt: Date, version: Int64
+        rideId: UUID, campus: String, riderId: UUID, riderName: String, pickup: RideSpot, dropoff: RideSpot?,
+        note: String?, driverId: UUID, distanceMeters: Double, expiresAt: Date, version: Int64
     ) {
         self.rideId = rideId
         self.campus = campus
+        self.riderId = riderId
         self.riderName = riderName
         self.pickup = pickup
         self.dropoff = dropoff

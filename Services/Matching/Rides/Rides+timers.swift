@@ -50,7 +50,8 @@ struct RideTimerSteps {
                     rideId, driverId: candidate.driverId, round: round.number, distanceMeters: candidate.distance)
                 try Outbox.append(
                     RideOffered(
-                        rideId: rideId, campus: locked.campus, riderName: ride.riderName, pickup: ride.pickup,
+                        rideId: rideId, campus: locked.campus, riderId: ride.riderId, riderName: ride.riderName,
+                        pickup: ride.pickup,
                         dropoff: ride.dropoff, note: ride.note, driverId: candidate.driverId,
                         distanceMeters: candidate.distance, expiresAt: ride.expiresAt, version: locked.version),
                     on: repository.connection)
