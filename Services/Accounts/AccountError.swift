@@ -18,6 +18,8 @@ enum AccountError: ProblemConvertible {
     case notFound(String)
     /// Only the campus's moderators may.
     case notModerator
+    /// The caller's account was deleted or suspended after their access token was issued.
+    case inactive
     /// A moderator suspended the account, for `reason`.
     case suspended(reason: String)
 
@@ -50,6 +52,10 @@ enum AccountError: ProblemConvertible {
             Problem(.unauthorized, title: "Invalid refresh token", detail: "Log in again.")
         case .notModerator:
             Problem(.forbidden, title: "Moderators only", detail: "Only the campus's moderators may do this.")
+        case .inactive:
+            Problem(
+                .forbidden, title: "Account not active", detail: "Your account is suspended or deleted.",
+                type: "/problems/account-inactive")
         case .suspended(let reason):
             Problem(
                 .forbidden, title: "Account suspended",

@@ -23,6 +23,7 @@ extension AccountPostgresRepository {
     /// than an unknown one). Blocking again changes nothing (`isNew` false).
     func block(_ userId: UUID, by caller: Identity) async throws -> (block: Block, isNew: Bool) {
         try await database.transaction { connection in
+            try Self.requireActive(caller.userId, on: connection)
             guard
                 let name: String = try connection.query(
                     "SELECT name FROM users WHERE id = \(userId) AND campus = \(caller.campus) AND deleted_at IS NULL"

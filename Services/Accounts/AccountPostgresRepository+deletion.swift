@@ -47,4 +47,14 @@ extension AccountPostgresRepository {
             return true
         }
     }
+
+    /// Refuses a caller whose account was deleted or suspended since their access token was issued (it stays valid
+    /// until it expires): what they do no longer counts.
+    static func requireActive(_ userId: UUID, on connection: PostgresConnection) throws {
+        guard
+            try !connection.query(
+                "SELECT 1 AS active FROM users WHERE id = \(userId) AND deleted_at IS NULL AND suspended_at IS NULL"
+            ).isEmpty
+        else { throw AccountError.inactive }
+    }
 }

@@ -8,6 +8,7 @@ extension AccountPostgresRepository {
     /// Stores a student's report of a student of their campus (404 for anyone else) or of a listing.
     func report(_ report: NewReport, by reporter: Identity) async throws -> Report {
         try await database.transaction { connection in
+            try Self.requireActive(reporter.userId, on: connection)
             if let userId = report.userId,
                 try connection.query(
                     "SELECT 1 AS known FROM users WHERE id = \(userId) AND campus = \(reporter.campus) AND deleted_at IS NULL"

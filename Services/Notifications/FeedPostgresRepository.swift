@@ -88,13 +88,16 @@ struct FeedPostgresRepository: Sendable {
         }
     }
 
-    func registerDevice(userId: UUID, token: String, platform: String) async throws -> UUID {
+    /// The device's id; nil for a person who deleted their account (their access token may still be valid).
+    func registerDevice(userId: UUID, token: String, platform: String) async throws -> UUID? {
         try await database.query(
             """
-            INSERT INTO devices (id, user_id, token, platform) VALUES (\(UUID()), \(userId), \(token), \(platform))
+            INSERT INTO devices (id, user_id, token, platform)
+            SELECT \(UUID()), \(userId), \(token), \(platform)
+            WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userId))
             ON CONFLICT (user_id, token) DO UPDATE SET platform = excluded.platform RETURNING id
             """
-        ).first!.decode("id")
+        ).first?.decode("id")
     }
 
     /// A due push: an entry no socket took within the grace period, with the user's device tokens (none when the

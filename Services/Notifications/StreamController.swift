@@ -131,8 +131,10 @@ struct StreamController: Sendable {
         guard ["ios", "android", "web"].contains(input.platform) else {
             throw NotificationError.invalid(field: "platform", "platform is ios, android or web.")
         }
-        let id = try await repository.registerDevice(
-            userId: identity.userId, token: input.token, platform: input.platform)
+        guard
+            let id = try await repository.registerDevice(
+                userId: identity.userId, token: input.token, platform: input.platform)
+        else { throw NotificationError.accountDeleted }
         return EditedResponse(status: .created, response: DeviceResponse(id: id))
     }
 }

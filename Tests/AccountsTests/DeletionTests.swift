@@ -63,6 +63,9 @@ import Testing
             #expect(report == .notFound)
             let (block, _) = try await client.post("/v1/blocks", ["userId": adaId], token: olliToken)
             #expect(block == .notFound)
+            // Her access token outlives her account, but nothing it asks for counts.
+            let (late, _) = try await client.post("/v1/reports", ["userId": olliId, "reason": "spam"], token: token)
+            #expect(late == .forbidden)
 
             let renewed = try await client.signUp(email, name: "Ada Again")
             let newId = try #require((renewed["user"] as? [String: Any])?["id"] as? String)

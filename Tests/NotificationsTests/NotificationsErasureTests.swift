@@ -71,6 +71,8 @@ import Testing
         #expect(try Self.object(bobs[0].1)["text"] as? String == "lunch?")
         #expect(try await app.database.rowsContaining("bob-phone").count == 1)
         #expect(try await repository.otherMembers(of: conversation, besides: bob).isEmpty)
+        // Her access token may outlive her account: it registers no device.
+        #expect(try await repository.registerDevice(userId: ada, token: "ada-new-phone", platform: "ios") == nil)
     }
 
     private static func object(_ json: String) throws -> [String: Any] {
