@@ -200,7 +200,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            path: "Tests/TestSupport"),
+            path: "Tests/TestSupport", exclude: ["campuses.json"]),
         .testTarget(
             name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], path: "Tests/PostgresTests",
             exclude: ["Migrations"]),

@@ -19,6 +19,10 @@ public struct TestService: Sendable {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The campuses every test runs with besides the bundled Helsinki: Aalto University at Otaniemi, so that each
+    /// service is tried with two (also given to the system that the system tests drive).
+    public static let campusesFile = repositoryRoot.appendingPathComponent("Tests/TestSupport/campuses.json").path
+
     /// A fresh database built by the messaging migrations and `migrations` (folders relative to the repository root)
     /// or `directories`, a fresh vhost and a new key; or, `sharing` another, its database, vhost and key, as a second replica has.
     /// The service is given the key itself when it `signsTokens`, else its public half; `environment` adds to or
@@ -46,6 +50,7 @@ public struct TestService: Sendable {
             : ["JWT_PUBLIC_KEY": privateKey.publicKey.pemRepresentation]
         let variables = [
             "POSTGRES_URL": database.url, "AMQP_URL": broker.url, "POSTGRES_POOL_SIZE": "2", "LOG_LEVEL": "warning",
+            "CAMPUSES_FILE": campusesFile,
         ].merging(key) { $1 }.merging(environment) { $1 }
         return TestService(
             database: database, broker: broker, privateKey: privateKey,
