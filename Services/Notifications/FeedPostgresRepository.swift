@@ -149,7 +149,7 @@ struct FeedPostgresRepository: Sendable {
 
     /// `user.deleted` purges the person: their feed, its head, their devices and their place in conversations go.
     /// Every other feed entry made before the deletion that mentions them goes too: an event may quote them in ways
-    /// no rule can tell (an order's items, a ride's note, a car), and such entries are history the sockets have
+    /// no rule can tell (free text they wrote, quoted whole), and such entries are history the sockets have
     /// delivered or no longer need. Entries made after it (what the deletion closed, told to the others) were erased
     /// by their producers and stay, with `erase_person` applied all the same, as it is to the outbox. They are
     /// remembered as erased, so that nothing is appended to their feed again. Applying it again changes nothing.

@@ -61,8 +61,8 @@ export function mount(root, { api }) {
   // Deleting asks for the password again; the server refuses a wrong one and deletes nothing.
   const deletion = form({ "aria-label": "Delete my account", class: "deletion" }, [
     h("p", { class: "hint" },
-      "Your profile, listings, runs, orders, rides, photos, the text of your messages and your notifications are " +
-      "erased from every service. Matches others keep show a deleted account. This cannot be undone."),
+      "Everything you made in every app, your profile, your photos, the text of your messages and your " +
+      "notifications, is erased from every service. Matches others keep show a deleted account. This cannot be undone."),
     field("Your password", h("input", { name: "password", type: "password", required: true, autocomplete: "current-password" })),
     h("button", { type: "submit", class: "danger" }, "Delete my account"),
   ], async (element) => {
