@@ -16,7 +16,8 @@ import TestSupport
 final class RunningSystem: @unchecked Sendable {
     let broker: TestBroker
     let privateKey: EdDSA.PrivateKey
-    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    /// Made last in `init`, once nothing can throw: a client dropped without its shutdown stops the process.
+    let http: HTTPClient
     var ports: [String: Int] = [:]
     private var processes: [Process] = []
     private let directory: URL
@@ -34,6 +35,7 @@ final class RunningSystem: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         keyFile = directory.appendingPathComponent("jwt-public.pem")
         try privateKey.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        http = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
     /// Starts `service` (known to the test as `name`, for a second replica) and waits until it is ready. A replica
