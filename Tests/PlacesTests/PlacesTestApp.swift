@@ -8,11 +8,17 @@ import TestSupport
 @testable import PlaceCatalog
 @testable import Places
 
-/// The real places application on a fresh database (with the bundled Helsinki places imported) and vhost.
+/// The real places application on a fresh database and vhost, with the campuses every test has (Helsinki and Aalto
+/// University at Otaniemi).
 struct PlacesTestApp: ServiceTestApp {
     static let bundledData = TestService.repositoryRoot.appendingPathComponent("data/helsinki-centre-places.geojson")
     static let extraFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/extra.geojsonseq")
+    /// A piece of central Helsinki moved onto Otaniemi with new ids (Fixtures/make-otaniemi.py): its places, and the
+    /// extract itself for its streets.
+    static let otaniemiPlaces = extraFixture.deletingLastPathComponent().appendingPathComponent(
+        "otaniemi-places.geojsonseq")
+    static let otaniemiStreets = extraFixture.deletingLastPathComponent().appendingPathComponent("otaniemi.osm.pbf")
 
     let service: TestService
     let importer: PlaceImporter
@@ -21,7 +27,7 @@ struct PlacesTestApp: ServiceTestApp {
         let service = try await TestService.make("places", migrations: ["Services/Places/Catalog/Migrations"])
         let importer = PlaceImporter(
             repository: PlacePostgresRepository(database: service.database.pool),
-            campuses: try CampusDirectory.load(extraFile: nil))
+            campuses: try CampusDirectory.load(extraFile: service.configuration.campusesFile))
         return PlacesTestApp(service: service, importer: importer)
     }
 
@@ -29,13 +35,14 @@ struct PlacesTestApp: ServiceTestApp {
     @discardableResult
     func importFile(_ url: URL, campus: String? = nil, retiresMany: Bool = false) async throws -> PlaceImporter.Summary
     {
-        let campus = try campus.map { domain in
-            guard let campus = importer.campuses.campus(forDomain: domain) else {
-                throw TestFailure("no campus \(domain)")
-            }
-            return campus
-        }
-        return try await importer.importGeoJSON(try Data(contentsOf: url), campus: campus, retiresMany: retiresMany)
+        try await importer.importGeoJSON(
+            try Data(contentsOf: url), campus: try campus.map(self.campus), retiresMany: retiresMany)
+    }
+
+    /// The configured campus of `domain`, as `--campus` names it.
+    func campus(_ domain: String) throws -> Campus {
+        guard let campus = importer.campuses.campus(forDomain: domain) else { throw TestFailure("no campus \(domain)") }
+        return campus
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {

@@ -226,27 +226,32 @@ extension PlacesTestApp {
         return app
     }
 
-    /// Imports the bundled streets the way `places import --streets` does.
+    /// Imports the streets of `extract` (the bundled ones unless told) the way `places import --streets` does, with
+    /// `--campus` when `campus` is given.
     @discardableResult
-    func importStreets() async throws -> StreetImporter.Summary {
+    func importStreets(_ extract: URL = bundledStreets, campus: String? = nil) async throws -> StreetImporter.Summary {
         try await StreetImporter(
             repository: RoutePostgresRepository(database: service.database.pool), campuses: importer.campuses
-        ).importStreets(Self.bundledStreets, campus: nil)
+        ).importStreets(extract, campus: try campus.map(self.campus))
     }
 
-    func location(of name: String) async throws -> Coordinate {
+    /// Where the building `name` of `campus` is.
+    func location(of name: String, campus: String = "helsinki.fi") async throws -> Coordinate {
         let row = try #require(
             try await service.database.pool.query(
                 """
                 SELECT ST_Y(location::geometry) AS lat, ST_X(location::geometry) AS lon FROM places
-                WHERE name = \(name) AND kind = 'building'
+                WHERE name = \(name) AND kind = 'building' AND campus = \(campus)
                 """
             ).first)
         return Coordinate(latitude: try row.decode("lat"), longitude: try row.decode("lon"))
     }
 
-    func networkSize() async throws -> Int {
-        try await service.database.pool.query("SELECT count(*)::int AS n FROM route_edges").first!.decode("n")
+    /// How many edges the network has, of every campus or of `campus`.
+    func networkSize(campus: String? = nil) async throws -> Int {
+        try await service.database.pool.query(
+            "SELECT count(*)::int AS n FROM route_edges WHERE \(campus)::text IS NULL OR campus = \(campus)"
+        ).first!.decode("n")
     }
 }
 

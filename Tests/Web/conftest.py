@@ -36,9 +36,9 @@ def gateway():
 
 class Browser:
     """One person's phone: a headless Chromium window 412 px wide, with helpers that act as a person does (by labels
-    and button texts, through the keyboard where it matters)."""
+    and button texts, through the keyboard where it matters). The person's email is at `domain`, their campus's."""
 
-    def __init__(self, name, gateway, request):
+    def __init__(self, name, gateway, request, domain="helsinki.fi"):
         self.name = name
         self.gateway = gateway
         self.test = re.sub(r"[^A-Za-z0-9_]+", "_", request.node.name)
@@ -54,7 +54,7 @@ class Browser:
         # said no, the page must work from the map.
         self.driver.execute_cdp_cmd(
             "Browser.setPermission", {"permission": {"name": "geolocation"}, "setting": "denied", "origin": gateway})
-        self.email = f"{name.lower()}.{uuid.uuid4().hex[:10]}@helsinki.fi"
+        self.email = f"{name.lower()}.{uuid.uuid4().hex[:10]}@{domain}"
         self.shots = 0
 
     # --- Finding things ----------------------------------------------------------------------------------------------
@@ -211,12 +211,13 @@ class Browser:
 
 @pytest.fixture
 def browsers(gateway, request):
-    """Opens browsers for a test: `alice = browsers("Alice")`. Each is screenshot and closed at the end; the test
-    fails if the page logged an error."""
+    """Opens browsers for a test: `alice = browsers("Alice")`, a student of helsinki.fi, or of another campus with
+    `browsers("Aino", domain="aalto.fi")`. Each is screenshot and closed at the end; the test fails if the page logged
+    an error."""
     opened = []
 
-    def open_browser(name):
-        browser = Browser(name, gateway, request)
+    def open_browser(name, domain="helsinki.fi"):
+        browser = Browser(name, gateway, request, domain)
         opened.append(browser)
         return browser
 

@@ -30,11 +30,17 @@ function context(params) {
   };
 }
 
+/** The person's campus from accounts' list (`user.campus` is its domain), named in the header; null when the list
+ *  no longer has it: then no map may fall back to another campus's centre. */
 async function campusOf(user) {
-  if (campus?.domain === user.campus) return campus;
-  const { campuses } = await api.get("/v1/campuses");
-  const found = campuses.find((entry) => entry.domain === user.campus) ?? campuses[0];
-  campus = { ...found, center: { lat: found.center.latitude, lon: found.center.longitude } };
+  if (campus?.domain !== user.campus) {
+    const { campuses } = await api.get("/v1/campuses");
+    const found = campuses.find((entry) => entry.domain === user.campus);
+    campus = found ? { ...found, center: { lat: found.center.latitude, lon: found.center.longitude } } : null;
+  }
+  const named = document.getElementById("campus");
+  named.textContent = campus?.name ?? "";
+  named.hidden = !campus;
   return campus;
 }
 
@@ -44,6 +50,7 @@ async function show() {
   const tabs = document.getElementById("tabs");
   if (!api.user) {
     tabs.hidden = true;
+    document.getElementById("campus").hidden = true;
     unmount = auth.mount(view, { api });
     return;
   }
@@ -55,7 +62,10 @@ async function show() {
     else link.removeAttribute("aria-current");
   }
   try {
-    await campusOf(api.user);
+    if (!(await campusOf(api.user))) {
+      replace(view, h("p", { class: "form-error", role: "alert" }, `This server no longer serves ${api.user.campus}.`));
+      return;
+    }
   } catch {
     replace(view, h("p", { class: "form-error", role: "alert" }, "The server cannot be reached. Reload to try again."));
     return;

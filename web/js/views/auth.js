@@ -77,7 +77,10 @@ export function mount(root, { api }) {
   const campusHint = h("p", { class: "hint", id: "campus-hint" });
   api.request("GET", "/v1/campuses", { anonymous: true })
     .then((answer) => {
-      campusHint.textContent = `Use your email at ${answer.campuses.map((campus) => campus.domain).join(" or ")}.`;
+      // Each served domain with its campus's name: "Use your email at a.fi (A), b.fi (B) or c.fi (C)."
+      const served = answer.campuses.map((campus) => `${campus.domain} (${campus.name})`);
+      const listed = served.length > 1 ? `${served.slice(0, -1).join(", ")} or ${served.at(-1)}` : served[0];
+      campusHint.textContent = `Use your email at ${listed}.`;
     })
     .catch(() => {});
   render();

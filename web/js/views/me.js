@@ -1,9 +1,10 @@
-// The person: name, bio and photo as others see them, whom they blocked, logging out, and deleting the account.
+// The person: name, campus, bio and photo as others see them, whom they blocked, logging out, and deleting the
+// account.
 
 import { describe, field, form, h, problem, replace, toast, values } from "../dom.js";
 import { imageKeeper } from "../images.js";
 
-export function mount(root, { api }) {
+export function mount(root, { api, campus }) {
   const images = imageKeeper(api);
   const photo = h("img", { class: "avatar large", alt: "Your photo", hidden: true });
   const user = api.user;
@@ -76,7 +77,10 @@ export function mount(root, { api }) {
   replace(root,
     h("section", { class: "card", "aria-labelledby": "me-title" },
       h("h2", { id: "me-title" }, "Me"),
-      h("div", { class: "row" }, photo, h("div", {}, h("p", { class: "name" }, user.name), h("p", { class: "hint" }, user.email))),
+      h("div", { class: "row" }, photo, h("div", {},
+        h("p", { class: "name" }, user.name),
+        h("p", { class: "hint" }, user.email),
+        h("p", { class: "hint", id: "me-campus" }, campus.name))),
       profile,
       upload,
       h("h3", {}, "Blocked"),
