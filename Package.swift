@@ -266,6 +266,7 @@ let package = Package(
             name: "RidesTests",
             dependencies: [
                 "Rides", "MatchingCore", "MatchingTestSupport", "TestSupport", "ServiceKit", "Postgres", "Contracts",
+                .logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/RidesTests"),

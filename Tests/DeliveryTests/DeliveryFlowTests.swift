@@ -192,12 +192,13 @@ import Testing
         }
     }
 
-    @Test func strangersAndOtherCampusesSeeNothing() async throws {
+    @Test func strangersAndOtherCampusesSeeNothingChangeNothingAndAreNamedByNoEvent() async throws {
         let app = try await MatchingTestApp.make()
         let (aino, olli, mallory) = (Identity.student("Aino"), Identity.student("Olli"), Identity.student("Mallory"))
         let outsider = Identity.student("Outsider", campus: "aalto.fi")
         let run = try await app.checkIn(aino)
         let order = try await app.order(olli, "Soup", run: run.id)
+        let waiting = try await app.order(mallory, "Pulla", to: MatchingTestApp.farBuilding)
         let offer = try #require(try await app.pendingOffer(for: aino))
         let malloryToken = try await app.token(for: mallory)
         let outsiderToken = try await app.token(for: outsider)
@@ -218,12 +219,49 @@ import Testing
                     "restaurantId": MatchingTestApp.unicafe.placeId.uuidString,
                     "destinationId": MatchingTestApp.porthania.placeId.uuidString, "capacity": 9,
                 ])
+            // The outsider of Aalto, at Otaniemi, tries everything of Helsinki's.
+            var outsiderAnswers: [String: HTTPResponse.Status] = [:]
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/v1/orders/\(order.id)"), (.post, "/v1/orders/\(order.id)/cancel"),
+                (.post, "/v1/orders/\(waiting.id)/take"), (.post, "/v1/offers/\(offer)/accept"),
+                (.post, "/v1/offers/\(offer)/decline"), (.delete, "/v1/runs/\(run.id)"),
+            ] {
+                outsiderAnswers["\(method) \(path)"] = try await client.call(method, path, token: outsiderToken).0
+            }
+            let (_, open) = try await client.call(
+                .get, "/v1/orders/open?lat=60.186&lon=24.828", token: outsiderToken)
+            let (_, runs) = try await client.call(
+                .get, "/v1/restaurants/\(MatchingTestApp.unicafe.placeId)/runs", token: outsiderToken)
+            let (_, current) = try await client.call(.get, "/v1/delivery/current", token: outsiderToken)
+            let match = try await app.steps.accept(offerId: offer, caller: aino)
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/v1/matches/\(match.id)"), (.post, "/v1/matches/\(match.id)/cancel"),
+                (.post, "/v1/matches/\(match.id)/complete"),
+            ] {
+                outsiderAnswers["\(method) \(path)"] = try await client.call(method, path, token: outsiderToken).0
+            }
+            let (located, _) = try await client.call(
+                .put, "/v1/matches/\(match.id)/location", token: outsiderToken, body: ["lat": 60.17, "lon": 24.95])
+            outsiderAnswers["PUT location"] = located
 
             #expect(stolen == .notFound)
             #expect(peek == .notFound && body["items"] == nil)
             #expect((restaurants["restaurants"] as? [Any])?.isEmpty == true)
             #expect(outsideRun == .notFound)
             #expect(badCapacity == .badRequest && problem["field"] as? String == "capacity")
+            #expect(outsiderAnswers.values.allSatisfy { $0 == .notFound }, "\(outsiderAnswers)")
+            #expect((open["orders"] as? [Any])?.isEmpty == true && (runs["runs"] as? [Any])?.isEmpty == true)
+            #expect(
+                ["runs", "orders", "matches"].allSatisfy { (current[$0] as? [Any])?.isEmpty == true }, "\(current)")
+        }
+        let kept = try await app.steps.order(id: waiting.id, caller: mallory)
+        let matches: [String] = try await app.database.pool.query("SELECT status FROM matches").map {
+            try $0.decode("status")
+        }
+        #expect(kept.status == .waiting && matches == ["active"])
+        for event in try await app.events() {
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: event.payload), as: UTF8.self)
+            #expect(!text.lowercased().contains(outsider.userId.uuidString.lowercased()), "\(event.type)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Hummingbird
 import MatchingCore
 import MatchingTestSupport
 import Postgres
@@ -254,6 +255,53 @@ import Testing
         }
         let stored: Int = try await app.database.pool.query("SELECT count(*) AS n FROM orders").first!.decode("n")
         #expect(stored == 1)
+    }
+
+    /// A point a student gives off their campus, where the delivery flow takes one.
+    enum OffCampusPoint: String, CaseIterable, Sendable {
+        /// Olli of Helsinki orders to a point at Otaniemi.
+        case orderDestination
+        /// Oona of Aalto lists the open orders from a point of Helsinki's campus.
+        case openOrdersPosition
+        /// Olli of Helsinki lists the runs at Unicafe from Otaniemi.
+        case runsPosition
+    }
+
+    @Test(arguments: OffCampusPoint.allCases)
+    func aPointOffTheCallersCampusIsAProblemNamingTheFieldAndTheCampusAndNothingIsStored(_ point: OffCampusPoint)
+        async throws
+    {
+        let app = try await Self.make()
+        let (olli, oona) = (Identity.student("Olli"), Identity.student("Oona", campus: "aalto.fi"))
+        let (olliToken, oonaToken) = (try await app.token(for: olli), try await app.token(for: oona))
+        let unicafe = MatchingTestApp.unicafe.placeId.uuidString
+        let (aalto, helsinki) = ("Aalto University, Otaniemi", "University of Helsinki, City Centre Campus")
+
+        try await app.test { client in
+            let ((status, problem), field, campus): ((HTTPResponse.Status, [String: Any]), String, String)
+            switch point {
+            case .orderDestination:
+                (status, problem) = try await client.call(
+                    .post, "/v1/orders", token: olliToken,
+                    body: ["restaurantId": unicafe, "destination": ["lat": 60.186, "lon": 24.828], "items": "Soup"])
+                (field, campus) = ("destination", helsinki)
+            case .openOrdersPosition:
+                (status, problem) = try await client.call(
+                    .get, "/v1/orders/open?lat=60.17&lon=24.95", token: oonaToken)
+                (field, campus) = ("lat", aalto)
+            case .runsPosition:
+                (status, problem) = try await client.call(
+                    .get, "/v1/restaurants/\(unicafe)/runs?lat=60.186&lon=24.828", token: olliToken)
+                (field, campus) = ("lat", helsinki)
+            }
+
+            #expect(status == .badRequest && problem["field"] as? String == field, "\(problem)")
+            #expect((problem["detail"] as? String)?.contains(campus) == true, "\(problem)")
+        }
+        let stored: Int = try await app.database.pool.query(
+            "SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM runs) AS n"
+        ).first!.decode("n")
+        #expect(stored == 0)
     }
 
     @Test func anExpiredOrderCannotBeTaken() async throws {

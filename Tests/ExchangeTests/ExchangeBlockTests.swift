@@ -24,7 +24,7 @@ import Testing
 
     func withCast(_ body: (MatchingTestApp, ExchangeSteps, Cast) async throws -> Void) async throws {
         let app = try await MatchingTestApp.make()
-        try await body(app, ExchangeSteps(database: app.database.pool), Cast())
+        try await body(app, try app.steps, Cast())
     }
 
     func list(_ offered: String, by caller: Identity, steps: ExchangeSteps) async throws -> Listing {

@@ -29,7 +29,7 @@ import Testing
 
     @Test func aDeletedAccountWithdrawsListingsCallsOffTheExchangeAndLeavesNoTraceOfThePerson() async throws {
         let app = try await MatchingTestApp.make()
-        let steps = ExchangeSteps(database: app.database.pool)
+        let steps = try app.steps
         let (pirkko, olli) = (Identity.student("Pirkko Poistuva"), Identity.student("Olli Odottaja"))
         let bio = "Rakastan ruisleipää"
         try await app.register(pirkko, bio: bio)

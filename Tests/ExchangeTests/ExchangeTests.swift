@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import MatchingTestSupport
 import Postgres
@@ -144,6 +145,12 @@ import Testing
         Set((payload["recipients"] as? [String] ?? []).compactMap(UUID.init(uuidString:)))
     }
 
+    /// Whether an event's payload names `userId` anywhere.
+    func mentions(_ payload: [String: Any], _ userId: UUID) -> Bool {
+        let text = (try? JSONSerialization.data(withJSONObject: payload)).map { String(decoding: $0, as: UTF8.self) }
+        return text?.lowercased().contains(userId.uuidString.lowercased()) ?? false
+    }
+
     func countListings(_ app: MatchingTestApp) async throws -> Int {
         try await app.database.pool.query("SELECT count(*)::int AS n FROM exchange_listings").first!.decode("n")
     }
@@ -277,7 +284,7 @@ import Testing
 
     @Test func twentyConcurrentAgreesMakeExactlyOneExchange() async throws {
         let app = try await MatchingTestApp.make()
-        let repository = ExchangeSteps(database: app.database.pool)
+        let repository = try app.steps
         let owner = Identity.student("Olli")
         let listing = try await repository.createListing(
             id: nil,
@@ -450,22 +457,94 @@ import Testing
         }
     }
 
-    @Test func anotherCampusNeitherSeesNorAgrees() async throws {
-        try await withCast { _, cast, tokens, client in
+    @Test func anotherCampusNeitherSeesNorChangesAnythingAndIsNamedByNoEvent() async throws {
+        try await withCast { app, cast, tokens, client in
             let elsewhere = tokens[cast.elsewhere.userId]!
-            let listingId = try await create(client, tokens[cast.owner.userId]!, listing("Pätkis"))
+            let (owner, taker) = (tokens[cast.owner.userId]!, tokens[cast.taker.userId]!)
+            let listingId = try await create(client, owner, listing("Pätkis"))
+            let takenId = try await create(client, owner, listing("Tupla"))
+            let (_, exchange) = try await client.call(.post, "/v1/listings/\(takenId)/agree", token: taker)
+            let exchangeId = try #require(exchange["id"] as? String)
+            let otaniemi = "60.186,24.828"
 
             let (seen, _) = try await client.call(.get, "/v1/listings/\(listingId)", token: elsewhere)
             let (agreed, _) = try await client.call(.post, "/v1/listings/\(listingId)/agree", token: elsewhere)
+            let (edited, _) = try await client.call(
+                .patch, "/v1/listings/\(listingId)", token: elsewhere, body: ["offered": "Mine now"])
+            let (withdrawn, _) = try await client.call(.delete, "/v1/listings/\(listingId)", token: elsewhere)
+            var actions: [HTTPResponse.Status] = []
+            for action in ["cancel", "complete"] {
+                actions.append(
+                    try await client.call(.post, "/v1/exchanges/\(exchangeId)/\(action)", token: elsewhere).0)
+            }
+            let (reviewed, _) = try await client.call(
+                .post, "/v1/exchanges/\(exchangeId)/review", token: elsewhere, body: ["stars": 1])
+            let (exchangeSeen, _) = try await client.call(.get, "/v1/exchanges/\(exchangeId)", token: elsewhere)
             let browsed = try await browse(client, elsewhere, "")
             let searched = try await browse(client, elsewhere, "?q=patkis")
+            let nearby = try await browse(client, elsewhere, "?near=\(otaniemi)&radius=50000")
+            let mine = try await browse(client, elsewhere, "?mine=true")
             let (placeElsewhere, problem) = try await client.call(
                 .post, "/v1/listings", token: elsewhere,
                 body: listing("Jaffa", place: ["placeId": MatchingTestApp.porthania.placeId.uuidString]))
+            let (_, untouched) = try await client.call(.get, "/v1/listings/\(listingId)", token: owner)
+            let (_, exchangeAfter) = try await client.call(.get, "/v1/exchanges/\(exchangeId)", token: owner)
 
-            #expect(seen == .notFound && agreed == .notFound)
-            #expect(browsed.isEmpty && searched.isEmpty)
+            #expect(seen == .notFound && agreed == .notFound && edited == .notFound && withdrawn == .notFound)
+            #expect(actions == [.notFound, .notFound] && reviewed == .notFound && exchangeSeen == .notFound)
+            #expect(browsed.isEmpty && searched.isEmpty && nearby.isEmpty && mine.isEmpty)
             #expect(placeElsewhere == .notFound && problem["detail"] as? String == "No such place.")
+            #expect(untouched["offered"] as? String == "Pätkis" && untouched["status"] as? String == "active")
+            #expect(exchangeAfter["status"] as? String == "in_progress")
+            for event in try await app.events() {
+                #expect(!recipients(event.payload).contains(cast.elsewhere.userId), "\(event.type)")
+                #expect(!mentions(event.payload, cast.elsewhere.userId), "\(event.type)")
+            }
+        }
+    }
+
+    /// A point off the caller's campus, where the exchange flow takes one: who gives it, and the campus it is not on.
+    enum OffCampusPoint: String, CaseIterable, Sendable {
+        /// Otto of Aalto lists a snack at a point of Helsinki's campus.
+        case listingPlace
+        /// Olli of Helsinki moves his listing to Otaniemi.
+        case editedPlace
+        /// Otto of Aalto browses near a point of Helsinki's campus.
+        case browseNear
+    }
+
+    @Test(arguments: OffCampusPoint.allCases)
+    func aPointOffTheCallersCampusIsAProblemNamingTheFieldAndTheCampusAndNothingIsStored(_ point: OffCampusPoint)
+        async throws
+    {
+        try await withCast { app, cast, tokens, client in
+            let (owner, elsewhere) = (tokens[cast.owner.userId]!, tokens[cast.elsewhere.userId]!)
+            let listingId = try await create(client, owner, listing("Pulla"))
+            let (aalto, helsinki) = ("Aalto University, Otaniemi", "University of Helsinki, City Centre Campus")
+
+            let ((status, problem), field, campus): ((HTTPResponse.Status, [String: Any]), String, String)
+            switch point {
+            case .listingPlace:
+                (status, problem) = try await client.call(
+                    .post, "/v1/listings", token: elsewhere,
+                    body: listing("Jaffa", place: ["lat": 60.17, "lon": 24.95]))
+                (field, campus) = ("place", aalto)
+            case .editedPlace:
+                (status, problem) = try await client.call(
+                    .patch, "/v1/listings/\(listingId)", token: owner,
+                    body: ["offered": "Moved", "place": ["lat": 60.186, "lon": 24.828]])
+                (field, campus) = ("place", helsinki)
+            case .browseNear:
+                (status, problem) = try await client.call(.get, "/v1/listings?near=60.17,24.95", token: elsewhere)
+                (field, campus) = ("near", aalto)
+            }
+
+            #expect(status == .badRequest && problem["field"] as? String == field, "\(problem)")
+            #expect((problem["detail"] as? String)?.contains(campus) == true, "\(problem)")
+            let (_, kept) = try await client.call(.get, "/v1/listings/\(listingId)", token: owner)
+            #expect(kept["offered"] as? String == "Pulla")
+            #expect((kept["place"] as? [String: Any])?["lat"] as? Double == 60.17008)
+            #expect(try await countListings(app) == 1)
         }
     }
 

@@ -13,7 +13,7 @@ import Testing
 @Suite struct RideBlockTests {
     @Test func aBlockHidesRequestsBothWaysAndCancelsTheRideUnderWayWithItsChat() async throws {
         let app = try await MatchingTestApp.make()
-        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
+        let steps = try app.steps
         let (rider, driver) = (Identity.student("Riikka"), Identity.student("Kalle"))
         _ = try await steps.saveDriver(car: "Red Skoda", seats: 3, caller: driver)
         let here = GeoPoint(lat: MatchingTestApp.porthania.latitude, lon: MatchingTestApp.porthania.longitude)

@@ -278,7 +278,7 @@ extension RidesTests {
 
     @Test func eightWrongCodesAtOnceCountFiveAndCancelTheRideOnce() async throws {
         let app = try await MatchingTestApp.make()
-        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
+        let steps = try app.steps
         let (rider, driver) = (Identity.student("Riikka"), Identity.student("Kalle"))
         _ = try await steps.saveDriver(car: "Red Skoda", seats: 3, caller: driver)
         let ride = try await steps.requestRide(

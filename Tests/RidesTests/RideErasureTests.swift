@@ -14,7 +14,7 @@ import Testing
 @Suite struct RideErasureTests {
     @Test func aDeletedAccountCancelsTheirRidesAndLeavesNoTraceOfThePerson() async throws {
         let app = try await MatchingTestApp.make()
-        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
+        let steps = try app.steps
         let (pirkko, kalle) = (Identity.student("Pirkko Poistuva"), Identity.student("Kalle Kuski"))
         let bio = "Rakastan ruisleipää"
         try await app.register(pirkko, bio: bio)

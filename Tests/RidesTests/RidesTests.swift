@@ -109,6 +109,9 @@ import Testing
     static let porthania = GeoPoint(
         lat: MatchingTestApp.porthania.latitude, lon: MatchingTestApp.porthania.longitude)
 
+    /// The middle of Aalto University's campus at Otaniemi, about 6.5 km west of Helsinki's.
+    static let otaniemi = GeoPoint(lat: 60.186, lon: 24.828)
+
     /// The point `meters` north of `point`.
     static func north(of point: GeoPoint = porthania, meters: Double) -> GeoPoint {
         GeoPoint(lat: point.lat + meters / 111_320, lon: point.lon)
@@ -177,7 +180,8 @@ import Testing
         let tokens = try await tokens(app, drivers + [rider])
 
         try await app.test { client in
-            for (token, meters) in zip(tokens, [200.0, 900, 3000, 100, 150]) {
+            // NB: Kaisa, 2.5 km north, is 1.5 km off the campus's box: within its margin, so still offered rides.
+            for (token, meters) in zip(tokens, [200.0, 900, 2500, 100, 150]) {
                 try await addDriver(client, token, at: Self.north(meters: meters))
             }
             // Sami's last position is older than the minute; Outi went offline.
@@ -228,22 +232,23 @@ import Testing
         let riders = (0..<4).map { Identity.student("Rider \($0)") }
         let elsewhere = Identity.student("Otto", campus: "aalto.fi")
         let tokens = try await tokens(app, [driver, elsewhere] + riders)
-        let here = Self.porthania
+        let here = Self.north(meters: -1500)
 
         try await app.test { client in
             let (noProfile, _) = try await client.call(
                 .get, "/v1/rides/requests?lat=\(here.lat)&lon=\(here.lon)", token: tokens[0])
             try await addDriver(client, tokens[0], at: here)
             var ids: [UUID] = []
-            for (token, meters) in zip(tokens[2...], [3000.0, 200, 900, 9000]) {
+            // The pickups lie on the campus, 1.7 to 2.4 km from Kalle, who waits 0.8 km south of it (within its margin).
+            for (token, meters) in zip(tokens[2...], [600.0, 200, 400, 900]) {
                 ids.append(try await requestRide(client, token, pickup: Self.pointOf(Self.north(meters: meters))))
             }
-            _ = try await requestRide(client, tokens[1], pickup: Self.pointOf(Self.north(meters: 100)))
+            _ = try await requestRide(client, tokens[1], pickup: Self.pointOf(Self.otaniemi))
 
             let (listed, list) = try await client.call(
-                .get, "/v1/rides/requests?lat=\(here.lat)&lon=\(here.lon)&radius=5000", token: tokens[0])
+                .get, "/v1/rides/requests?lat=\(here.lat)&lon=\(here.lon)&radius=2300", token: tokens[0])
             let (_, narrow) = try await client.call(
-                .get, "/v1/rides/requests?lat=\(here.lat)&lon=\(here.lon)&radius=500", token: tokens[0])
+                .get, "/v1/rides/requests?lat=\(here.lat)&lon=\(here.lon)&radius=1800", token: tokens[0])
             let requests = list["requests"] as? [[String: Any]] ?? []
             let listedIds = requests.compactMap { ($0["id"] as? String).flatMap(UUID.init(uuidString:)) }
             let expected: [UUID: Double] = Dictionary(
@@ -270,7 +275,7 @@ import Testing
 
     @Test func twentyConcurrentAcceptsLeaveExactlyOneDriver() async throws {
         let app = try await MatchingTestApp.make()
-        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
+        let steps = try app.steps
         let rider = Identity.student("Riikka")
         let drivers = (0..<20).map { Identity.student("Driver \($0)") }
         for driver in drivers {
@@ -315,7 +320,7 @@ import Testing
 
     @Test func aDriverCannotHoldTwoRidesEvenAcceptingBothAtOnce() async throws {
         let app = try await MatchingTestApp.make()
-        let steps = RideSteps(database: app.database.pool, settings: RideSettings())
+        let steps = try app.steps
         let driver = Identity.student("Kalle")
         let riders = (0..<3).map { Identity.student("Rider \($0)") }
         _ = try await steps.saveDriver(car: "Red Skoda", seats: 4, caller: driver)

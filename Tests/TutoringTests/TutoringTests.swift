@@ -168,6 +168,47 @@ import Testing
         }
     }
 
+    @Test func anotherCampusNeitherSeesNorSwipesNorUnmatchesAndIsNamedByNoEvent() async throws {
+        try await withCast { app, cast, tokens, client in
+            let (saara, fiia, otto) = (
+                tokens[cast.student.userId]!, tokens[cast.physicsTutor.userId]!, tokens[cast.elsewhere.userId]!
+            )
+            _ = try await client.call(
+                .post, "/v1/tutoring/swipes", token: saara,
+                body: ["userId": cast.physicsTutor.userId.uuidString, "like": true])
+            let (_, matched) = try await client.call(
+                .post, "/v1/tutoring/swipes", token: fiia,
+                body: ["userId": cast.student.userId.uuidString, "like": true])
+            let matchId = try #require(matched["matchId"] as? String)
+
+            let ottosFeed = try await cardIds(client, otto, query: "?course=MAT-101")
+            let (ottoLikes, _) = try await client.call(
+                .post, "/v1/tutoring/swipes", token: otto,
+                body: ["userId": cast.student.userId.uuidString, "like": true])
+            let (saaraLikes, _) = try await client.call(
+                .post, "/v1/tutoring/swipes", token: saara,
+                body: ["userId": cast.elsewhere.userId.uuidString, "like": true])
+            let (profile, _) = try await client.call(
+                .get, "/v1/tutoring/profiles/\(cast.student.userId)", token: otto)
+            let (theirs, _) = try await client.call(
+                .get, "/v1/tutoring/profiles/\(cast.elsewhere.userId)", token: saara)
+            let (_, ottosMatches) = try await client.call(.get, "/v1/tutoring/matches", token: otto)
+            let (unmatched, _) = try await client.call(.delete, "/v1/tutoring/matches/\(matchId)", token: otto)
+            let (_, saarasMatches) = try await client.call(.get, "/v1/tutoring/matches", token: saara)
+
+            #expect(ottosFeed.isEmpty)
+            #expect(!(try await cardIds(client, saara)).contains(cast.elsewhere.userId))
+            #expect(ottoLikes == .notFound && saaraLikes == .notFound)
+            #expect(profile == .notFound && theirs == .notFound && unmatched == .notFound)
+            #expect((ottosMatches["matches"] as? [Any])?.isEmpty == true)
+            #expect((saarasMatches["matches"] as? [[String: Any]])?.count == 1)
+            for event in try await app.events() {
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: event.payload), as: UTF8.self)
+                #expect(!text.lowercased().contains(cast.elsewhere.userId.uuidString.lowercased()), "\(event.type)")
+            }
+        }
+    }
+
     @Test func twentyConcurrentLikesBetweenTenPairsMakeExactlyTenMatches() async throws {
         let app = try await MatchingTestApp.make()
         let steps = TutoringSteps(database: app.database.pool)

@@ -109,7 +109,7 @@ struct DeliverySimulation: AsyncParsableCommand {
     ) async throws {
         var settings = DeliverySettings()
         settings.orderLifetime = 3600
-        settings.campuses = try CampusDirectory.load(extraFile: nil)
+        settings.campuses = CampusPoints(try CampusDirectory.load(extraFile: nil))
         let steps = DeliverySteps(database: database, settings: settings)
         let placing = try await LatencyRun.measure(
             (0..<count).map { index in

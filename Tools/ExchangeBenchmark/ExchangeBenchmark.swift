@@ -26,6 +26,16 @@ struct ExchangeBenchmark: AsyncParsableCommand {
     /// The Helsinki campus centre, and how far listings spread from it in degrees of latitude.
     static let center = GeoPoint(lat: 60.1719, lon: 24.9492)
     static let span = 0.02
+    /// The campus of the listings as wide as they spread, so that every point the benchmark gives is on it.
+    static let campuses = CampusPoints(
+        CampusDirectory([
+            Campus(
+                domain: "helsinki.fi", name: "Helsinki, as wide as the benchmark",
+                center: Campus.Point(latitude: center.lat, longitude: center.lon),
+                bounds: Campus.Bounds(
+                    minLatitude: center.lat - span, minLongitude: center.lon - span * 2,
+                    maxLatitude: center.lat + span, maxLongitude: center.lon + span * 2))
+        ]))
 
     static let brands = [
         "Fazer", "Panda", "Marabou", "Brunberg", "Oululainen", "Taffel", "Estrella", "Hartwall", "Valio", "Paulig",
@@ -46,7 +56,7 @@ struct ExchangeBenchmark: AsyncParsableCommand {
         let database = try await BenchmarkDatabase.fresh(
             named: "bench_exchange", migrations: [MatchingMigrations.directory, ExchangeFlow.migrations!], poolSize: 16,
             logger: logger)
-        let steps = ExchangeSteps(database: database)
+        let steps = ExchangeSteps(database: database, campuses: Self.campuses)
         var random = SeededRandom(seed: 7)
         let owners = (0..<max(1, listings / 5)).map {
             Identity(userId: UUID(), campus: "helsinki.fi", name: "Student \($0)")

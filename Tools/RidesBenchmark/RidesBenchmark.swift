@@ -35,6 +35,19 @@ struct RidesBenchmark: AsyncParsableCommand {
     static let center = GeoPoint(lat: 60.1719, lon: 24.9492)
     static let spreadMeters = 3000.0
     static let metersPerDegree = 111_320.0
+    /// The campus of the drivers and riders as wide as they spread, so that every pickup is on it and every driver
+    /// near it.
+    static let campuses = CampusPoints(
+        CampusDirectory([
+            Campus(
+                domain: "helsinki.fi", name: "Helsinki, as wide as the benchmark",
+                center: Campus.Point(latitude: center.lat, longitude: center.lon),
+                bounds: Campus.Bounds(
+                    minLatitude: moved(center, meters: spreadMeters, heading: -.pi / 2).lat,
+                    minLongitude: moved(center, meters: spreadMeters, heading: .pi).lon,
+                    maxLatitude: moved(center, meters: spreadMeters, heading: .pi / 2).lat,
+                    maxLongitude: moved(center, meters: spreadMeters, heading: 0).lon))
+        ]))
 
     func validate() throws {
         guard drivers >= 1, requests >= rides, rides <= drivers, queries >= 1, positionRounds >= 1 else {
@@ -52,6 +65,7 @@ struct RidesBenchmark: AsyncParsableCommand {
         var settings = RideSettings()
         settings.rideLifetime = 3600
         settings.onlineWindow = 3600
+        settings.campuses = Self.campuses
         let steps = RideSteps(database: database, settings: settings)
         var random = SeededRandom(seed: 12)
 

@@ -87,11 +87,16 @@ public struct DeliverySteps: Sendable {
         try await withRepository { repository in try repository.restaurantsWithRuns(campus: campus) }
     }
 
-    /// The open runs at a restaurant the caller may see, nearest destination to `point` first when one is given.
+    /// The open runs at a restaurant the caller may see, nearest destination to `point` first when one is given (on
+    /// the caller's campus, else 400 naming `lat`).
     func openRuns(restaurantId: UUID, caller: Identity, from point: (latitude: Double, longitude: Double)?)
         async throws -> [Run]
     {
-        try await withRepository { repository in
+        if let point {
+            try settings.campuses.require(
+                GeoPoint(lat: point.latitude, lon: point.longitude), of: caller.campus, field: "lat")
+        }
+        return try await withRepository { repository in
             try repository.openRuns(
                 restaurantId: restaurantId, campus: caller.campus, viewerId: caller.userId, from: point)
         }
@@ -153,10 +158,11 @@ public struct DeliverySteps: Sendable {
     }
 
     /// A page of the campus's open requests for a deliverer, after the page whose `next` is `after` (400 naming
-    /// `after` for anything else).
+    /// `after` for anything else), with distances from `point` on the caller's campus (else 400 naming `lat`).
     public func openOrders(
         caller: Identity, from point: GeoPoint?, restaurantId: UUID?, limit: Int, after: String?
     ) async throws -> OpenOrderPage {
+        if let point { try settings.campuses.require(point, of: caller.campus, field: "lat") }
         let cursor = try after.map { raw throws(MatchingError) in try OpenOrderCursor(text: raw) }
         return try await withRepository { repository in
             try repository.openOrders(

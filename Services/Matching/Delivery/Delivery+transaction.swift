@@ -23,8 +23,8 @@ struct DeliveryTransaction {
         try ReadModels.place(id, campus: campus, kind: kind, what: what, on: connection)
     }
 
-    /// An order's destination: a live building of the campus (404), or a point on the campus's box (400 naming
-    /// `destination`) with the name of the building nearest it.
+    /// An order's destination: a live building of the campus (404), or a point on the campus (400 naming
+    /// `destination` and the campus) with the name of the building nearest it.
     func destination(_ destination: OrderDestination, campus: String) throws -> PlaceSummary {
         switch destination {
         case .building(let id):
@@ -33,9 +33,7 @@ struct DeliveryTransaction {
             }
             return building
         case .point(let point):
-            guard settings.campus(campus, holds: point) else {
-                throw MatchingError.invalid(field: "destination", "The destination is off your campus (\(campus)).")
-            }
+            try settings.campuses.require(point, of: campus, field: "destination")
             let near = try repository.nearestBuildingName(to: point, campus: campus)
             return PlaceSummary(
                 id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,

@@ -11,8 +11,8 @@ public struct DeliverySettings: Sendable {
     public var maxRunMinutes = 180
     public var orderLifetime: TimeInterval = 30 * 60
     public var matchRadiusMeters = 300.0
-    /// The campuses' boxes, which hold the points orderers give.
-    public var campuses = CampusDirectory([])
+    /// The campuses, and the rule for the points students give (`CampusPoints`).
+    public var campuses = CampusPoints(CampusDirectory([]))
 
     public init() {}
 
@@ -26,12 +26,7 @@ public struct DeliverySettings: Sendable {
         defaultRunMinutes = try reader.integer(name("RUN_DEFAULT_MINUTES"), in: 1...600) ?? defaultRunMinutes
         orderLifetime = try reader.double(name("ORDER_LIFETIME_SECONDS"), in: 1...86_400) ?? orderLifetime
         matchRadiusMeters = try reader.double(name("MATCH_RADIUS_METERS"), in: 1...10_000) ?? matchRadiusMeters
-        campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
-    }
-
-    /// Whether `point` lies on the box of `campus` (a campus not configured holds none).
-    func campus(_ campus: String, holds point: GeoPoint) -> Bool {
-        campuses.campus(forDomain: campus)?.bounds.contains(.init(latitude: point.lat, longitude: point.lon)) ?? false
+        campuses = try CampusPoints(configuration)
     }
 }
 

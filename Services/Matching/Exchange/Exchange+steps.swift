@@ -10,9 +10,12 @@ import ServiceKit
 /// makes any number of takers on any number of replicas agree one after the other, so exactly one wins.
 public struct ExchangeSteps: Sendable {
     let database: PostgresPool
+    /// The rule for the points students give: a listing's place and where one browses from lie on their campus.
+    let campuses: CampusPoints
 
-    public init(database: PostgresPool) {
+    public init(database: PostgresPool, campuses: CampusPoints) {
         self.database = database
+        self.campuses = campuses
     }
 
     private func transaction<T: Sendable>(_ body: @escaping @Sendable (ExchangePostgresRepository) throws -> T)
@@ -23,9 +26,11 @@ public struct ExchangeSteps: Sendable {
 
     // MARK: Listings
 
-    /// Lists `draft` as the caller's; a retry with the same client `id` returns the first listing.
+    /// Lists `draft` as the caller's; a retry with the same client `id` returns the first listing. A place given as a
+    /// point lies on the caller's campus (400 naming `place`).
     public func createListing(id: UUID?, _ draft: ListingDraft, caller: Identity) async throws -> Listing {
-        try await transaction { rows in
+        try campuses.require(draft.place, of: caller.campus, field: "place")
+        return try await transaction { rows in
             try ReadModels.requireActive(caller.userId, on: rows.connection)
             let listingId = id ?? UUID()
             if let existing = try rows.owner(of: listingId) {
@@ -53,9 +58,11 @@ public struct ExchangeSteps: Sendable {
         }
     }
 
-    /// The owner changes an active listing; others get 404, a listing no longer active 409.
+    /// The owner changes an active listing; others get 404, a listing no longer active 409. A new place given as a
+    /// point lies on the caller's campus (400 naming `place`).
     public func editListing(_ id: UUID, _ edit: ListingEdit, caller: Identity) async throws -> Listing {
-        try await transaction { rows in
+        if let place = edit.place { try campuses.require(place, of: caller.campus, field: "place") }
+        return try await transaction { rows in
             let listing = try Self.lockOwnListing(id, caller: caller, rows: rows)
             _ = try listing.status.after(.edit)
             let edited = edit.applied(to: listing.draft)
@@ -80,8 +87,9 @@ public struct ExchangeSteps: Sendable {
     }
 
     /// A page of the campus's active listings (or the caller's own of any status), filtered as `query` asks:
-    /// nearest first near a point, else newest first.
+    /// nearest first near a point on the caller's campus (400 naming `near`), else newest first.
     public func browse(_ query: ListingQuery, caller: Identity) async throws -> ListingPage {
+        if let near = query.near { try campuses.require(near, of: caller.campus, field: "near") }
         if let after = query.after, after.order != query.order {
             throw MatchingError.invalid(field: "after", "after belongs to a browse in another order.")
         }

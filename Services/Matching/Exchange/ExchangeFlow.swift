@@ -20,8 +20,8 @@ public struct ExchangeFlow: MatchingFlow {
 
     let steps: ExchangeSteps
 
-    public init(_ context: FlowContext) {
-        steps = ExchangeSteps(database: context.database)
+    public init(_ context: FlowContext) throws {
+        steps = ExchangeSteps(database: context.database, campuses: try CampusPoints(context.configuration))
     }
 
     public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {

@@ -52,11 +52,14 @@ public struct RideSteps: Sendable {
     }
 
     /// The caller's latest position: they are online until it is older than the online window. 409 without a profile.
-    /// While they drive a ride, it also goes to its rider, at most once a second (the latest always). Not `durable`:
-    /// every driver sends one every few seconds, and the next replaces it.
+    /// It may be anywhere (a driver drives in), but only from one on their campus or within its margin are they
+    /// offered its rides. While they drive a ride, it also goes to its rider, at most once a second (the latest
+    /// always). Not `durable`: every driver sends one every few seconds, and the next replaces it.
     public func reportPosition(_ point: GeoPoint, caller: Identity) async throws -> Driver {
+        let isNearCampus = settings.campuses.isWithin(.margin, of: caller.campus, point)
         let (driver, frame) = try await transaction(durable: false) { repository in
-            let saved = try RideRules.requireDriverProfile(try repository.savePosition(point, caller: caller))
+            let saved = try RideRules.requireDriverProfile(
+                try repository.savePosition(point, isNearCampus: isNearCampus, caller: caller))
             guard let ride = saved.ride,
                 try PositionPacing.record(
                     table: "rides", id: ride.id, flow: RidesFlow.name, lastSentAt: ride.lastSentAt,
@@ -86,9 +89,14 @@ public struct RideSteps: Sendable {
     // MARK: Requests
 
     /// The caller asks for a ride; a retry with the same client `id` returns the first request. It is offered at once
-    /// to the nearest online drivers.
+    /// to the nearest online drivers. A pickup point lies on the caller's campus, a drop-off point within the campus's
+    /// drop-off radius (400 naming `pickup` or `dropoff`).
     public func requestRide(id: UUID?, _ draft: RideDraft, caller: Identity) async throws -> Ride {
-        try await transaction { repository in
+        try settings.campuses.require(draft.pickup, of: caller.campus, field: "pickup")
+        if let dropoff = draft.dropoff {
+            try settings.campuses.require(dropoff, within: .dropoff, of: caller.campus, field: "dropoff")
+        }
+        return try await transaction { repository in
             try ReadModels.requireActive(caller.userId, on: repository.connection)
             let rideId = id ?? UUID()
             if let riderId = try repository.riderOf(rideId) {
@@ -138,11 +146,13 @@ public struct RideSteps: Sendable {
     }
 
     /// Open requests of the caller's campus within `radiusMeters` of `point`, nearest first, never the caller's own.
-    /// 409 for a caller without a driver profile.
+    /// 409 for a caller without a driver profile; 400 naming `lat` for a point neither on the campus nor within its
+    /// margin.
     public func openRequests(near point: GeoPoint, radiusMeters: Double, limit: Int, caller: Identity) async throws
         -> RideRequestList
     {
-        try await transaction { repository in
+        try settings.campuses.require(point, within: .margin, of: caller.campus, field: "lat")
+        return try await transaction { repository in
             _ = try RideRules.requireDriverProfile(try repository.driver(caller.userId, campus: caller.campus))
             return RideRequestList(
                 requests: try repository.openRequests(

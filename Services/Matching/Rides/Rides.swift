@@ -18,6 +18,9 @@ public struct RideSettings: Sendable {
     public var rideLifetime: TimeInterval = 10 * 60
     /// How long a driver stays online after their last position.
     public var onlineWindow: TimeInterval = 60
+    /// The campuses, and the rule for the points students give (`CampusPoints`): pickups on the campus, drop-offs
+    /// within its drop-off radius, drivers offered rides within its margin.
+    public var campuses = CampusPoints(CampusDirectory([]))
 
     public init() {}
 
@@ -33,6 +36,7 @@ public struct RideSettings: Sendable {
         offerRounds = try reader.integer(name("OFFER_ROUNDS"), in: 1...10) ?? offerRounds
         rideLifetime = try reader.double(name("LIFETIME_SECONDS"), in: 1...86_400) ?? rideLifetime
         onlineWindow = try reader.double(name("DRIVER_ONLINE_SECONDS"), in: 1...3600) ?? onlineWindow
+        campuses = try CampusPoints(configuration)
     }
 }
 

@@ -23,15 +23,15 @@ extension RidesPostgresRepository {
     }
 
     /// The online drivers of the ride's campus within `radiusMeters` of its pickup, nearest first, at most `limit`,
-    /// with their distance: never its rider, one in a block with its rider, a driver it was offered to, or one with a ride
-    /// under way.
+    /// with their distance: never its rider, one in a block with its rider, a driver it was offered to, one with a ride
+    /// under way, or one whose latest position is neither on the campus nor within its margin.
     func candidates(for rideId: UUID, radiusMeters: Double, limit: Int) throws -> [(driverId: UUID, distance: Double)] {
         // NB: drivers are found nearest first by the index; the distance told is the spheroid's, as lists give it.
         try connection.query(
             """
             SELECT p.driver_id, ST_Distance(p.location, r.pickup) AS distance
             FROM rides r JOIN ride_driver_positions p ON p.campus = r.campus
-            WHERE r.id = \(rideId) AND p.driver_id <> r.rider_id AND \(isOnline)
+            WHERE r.id = \(rideId) AND p.driver_id <> r.rider_id AND \(isOnline) AND p.is_near_campus
                 AND \(ReadModels.unblocked("p.driver_id", "r.rider_id"))
                 AND ST_DWithin(p.location, r.pickup, \(radiusMeters)::double precision)
                 AND NOT EXISTS (SELECT 1 FROM ride_offers o WHERE o.ride_id = r.id AND o.driver_id = p.driver_id)

@@ -56,10 +56,11 @@ struct RidesPostgresRepository: Sendable {
         try connection.query("DELETE FROM ride_driver_positions WHERE driver_id = \(driverId)")
     }
 
-    /// Keeps the caller's latest position when they have a driver profile of their campus (nil when not), and locks
-    /// the ride they drive under way, if any. NB: one statement checks the profile, writes the position and locks the
-    /// ride: hundreds of drivers send one a second, and each round trip holds a connection.
-    func savePosition(_ point: GeoPoint, caller: Identity) throws -> SavedPosition? {
+    /// Keeps the caller's latest position, and whether it is near their campus, when they have a driver profile of
+    /// their campus (nil when not), and locks the ride they drive under way, if any. NB: one statement checks the
+    /// profile, writes the position and locks the ride: hundreds of drivers send one a second, and each round trip
+    /// holds a connection.
+    func savePosition(_ point: GeoPoint, isNearCampus: Bool, caller: Identity) throws -> SavedPosition? {
         try connection.query(
             """
             WITH driver AS (
@@ -67,10 +68,10 @@ struct RidesPostgresRepository: Sendable {
                 FROM ride_drivers d LEFT JOIN users u ON u.id = d.user_id
                 WHERE d.user_id = \(caller.userId) AND d.campus = \(caller.campus)
             ), position AS (
-                INSERT INTO ride_driver_positions (driver_id, campus, location, reported_at)
-                SELECT user_id, \(caller.campus), \(point.geography), now() FROM driver
+                INSERT INTO ride_driver_positions (driver_id, campus, location, is_near_campus, reported_at)
+                SELECT user_id, \(caller.campus), \(point.geography), \(isNearCampus), now() FROM driver
                 ON CONFLICT (driver_id) DO UPDATE SET campus = excluded.campus, location = excluded.location,
-                    reported_at = excluded.reported_at
+                    is_near_campus = excluded.is_near_campus, reported_at = excluded.reported_at
                 RETURNING ST_Y(location::geometry) AS lat, ST_X(location::geometry) AS lon, reported_at
             ), ride AS (
                 SELECT id, rider_id, position_sent_at, position_pending FROM rides
