@@ -2,18 +2,20 @@ import Foundation
 import ServiceKit
 
 /// The campuses, and the one rule every flow asks of the points students give: a point lies on the student's own
-/// campus, or, where it may reach past it (a drop-off, a driver who drives in), within a distance of the campus's box.
+/// campus, or, where it may reach past it (where a trip ends, where someone coming in stands), within a distance of
+/// the campus's box.
 /// A point refused is a 400 problem naming the field and the campus, before anything is stored.
 public struct CampusPoints: Sendable {
     public let directory: CampusDirectory
 
     /// How far past its campus's box a point may lie.
     public enum Reach: Sendable {
-        /// On the box: a listing's place, a pickup, an order's destination, where a student browses from.
+        /// On the box: where something is offered, asked for or brought, and where a student looks from.
         case onCampus
-        /// Within the campus's `marginMeters`: where a driver is when they list or are offered the campus's rides.
+        /// Within the campus's `marginMeters`: where someone who comes in from outside stands when they are told of
+        /// what the campus asks for.
         case margin
-        /// Within the campus's `dropoffRadiusMeters`: a ride's drop-off.
+        /// Within the campus's `dropoffRadiusMeters`: where a trip from the campus ends.
         case dropoff
     }
 
