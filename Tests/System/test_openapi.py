@@ -268,7 +268,7 @@ def test_a_method_a_path_does_not_answer_is_405_with_allow(openapi_access_token)
     answer = httpx.put(_url("accounts", "/v1/me"), headers={"Authorization": f"Bearer {openapi_access_token}"}, timeout=30)
 
     assert answer.status_code == 405, answer.text
-    assert answer.headers["allow"] == "GET, PATCH"
+    assert answer.headers["allow"] == "DELETE, GET, PATCH"
     assert answer.headers["content-type"] == "application/problem+json"
 
 

@@ -97,7 +97,10 @@ public struct DeliverySteps: Sendable {
                 GeoPoint(lat: point.latitude, lon: point.longitude), of: caller.campus, field: "lat")
         }
         return try await withRepository { repository in
-            try repository.openRuns(
+            guard try repository.isRestaurant(restaurantId, campus: caller.campus) else {
+                throw MatchingError.notFound("restaurant")
+            }
+            return try repository.openRuns(
                 restaurantId: restaurantId, campus: caller.campus, viewerId: caller.userId, from: point)
         }
     }

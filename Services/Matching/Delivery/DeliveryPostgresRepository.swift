@@ -325,6 +325,13 @@ struct DeliveryPostgresRepository {
         ).map(RestaurantWithRuns.init(row:))
     }
 
+    /// Whether `id` is a restaurant of the campus (retired or not): another campus's is as unknown as none.
+    func isRestaurant(_ id: UUID, campus: String) throws -> Bool {
+        try !connection.query(
+            "SELECT 1 AS known FROM places WHERE id = \(id) AND campus = \(campus) AND kind = 'restaurant'"
+        ).isEmpty
+    }
+
     /// A live building of the campus, with its point.
     func building(_ id: UUID, campus: String) throws -> PlaceSummary? {
         try connection.query(
