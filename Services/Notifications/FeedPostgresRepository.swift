@@ -148,9 +148,10 @@ struct FeedPostgresRepository: Sendable {
     }
 
     /// `user.deleted` purges the person: their feed, its head, their devices and their place in conversations go.
-    /// Every other feed entry made before the deletion that mentions them goes too: an event may quote them in ways
-    /// no rule can tell (free text they wrote, quoted whole), and such entries are history the sockets have
-    /// delivered or no longer need. Entries made after it (what the deletion closed, told to the others) were erased
+    /// Every other feed entry made before the deletion that mentions them becomes `entry.removed` with no data: an
+    /// event may quote them in ways no rule can tell (free text they wrote, quoted whole), and such entries are history
+    /// the sockets have delivered or no longer need; the entry stays so that the feed's seqs keep no gap, which
+    /// clients and sockets rely on to know they missed nothing. Entries made after it (what the deletion closed, told to the others) were erased
     /// by their producers and stay, with `erase_person` applied all the same, as it is to the outbox. They are
     /// remembered as erased, so that nothing is appended to their feed again. Applying it again changes nothing.
     static func erase(_ deleted: UserDeleted, on connection: PostgresConnection) throws {
@@ -166,7 +167,8 @@ struct FeedPostgresRepository: Sendable {
         let deletedAt = Date(timeIntervalSince1970: TimeInterval(deleted.version) / 1_000_000)
         try connection.query(
             """
-            DELETE FROM feed WHERE created_at < \(deletedAt) AND data::text ILIKE \("%" + person.uuidString + "%")
+            UPDATE feed SET type = \(FeedEntry.removedType), data = '{}'
+            WHERE created_at < \(deletedAt) AND data::text ILIKE \("%" + person.uuidString + "%")
             """)
         try connection.query(
             """

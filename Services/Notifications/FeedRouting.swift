@@ -18,6 +18,9 @@ struct FeedEntry: Sendable, Equatable {
     var seq: Int64
     var frame: String
 
+    /// The type of an entry whose event named a person who deleted their account: it keeps its seq, not its data.
+    static let removedType = "entry.removed"
+
     /// The seq of a frame `frame(seq:…)` made, read from its start; nil for any other message (a hint).
     static func seq(ofFrame frame: Data) -> Int64? {
         let prefix = Array(#"{"seq":"#.utf8)

@@ -63,12 +63,13 @@ import Testing
         for trace in ["Ada Quill", "library", "base 7", "ada-phone", "are you there"] {
             #expect(try await app.database.rowsContaining(trace) == [], "\(trace)")
         }
-        // Bob keeps what does not concern her; what quoted her went with her.
+        // Bob keeps what does not concern her; what quoted her went with her, leaving its seq (a feed has no gaps).
         let bobs = try await app.database.pool.query(
             "SELECT type, data::text AS data FROM feed WHERE user_id = \(bob) ORDER BY seq"
         ).map { (try $0.decode("type", as: String.self), try $0.decode("data", as: String.self)) }
-        #expect(bobs.map(\.0) == ["message.sent"])
-        #expect(try Self.object(bobs[0].1)["text"] as? String == "lunch?")
+        #expect(bobs.map(\.0) == [FeedEntry.removedType, FeedEntry.removedType, "message.sent"])
+        #expect(bobs[0].1 == "{}" && bobs[1].1 == "{}")
+        #expect(try Self.object(bobs[2].1)["text"] as? String == "lunch?")
         #expect(try await app.database.rowsContaining("bob-phone").count == 1)
         #expect(try await repository.otherMembers(of: conversation, besides: bob).isEmpty)
         // Her access token may outlive her account: it registers no device.
