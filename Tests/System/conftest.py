@@ -7,7 +7,9 @@ import subprocess
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -172,3 +174,25 @@ def quiet_restaurant(student, near, radius=600, shortest_name=0):
         if not student.get("/v1/orders/open", restaurantId=place["id"], limit=1).json()["orders"]:
             return place
     raise AssertionError(f"every restaurant near {near['name']} is busy")
+
+
+@contextmanager
+def taken_delivery(deliverer, orderer, items):
+    """A delivery under way: `deliverer`'s run at a quiet restaurant near Porthania, and `orderer`'s order there, taken
+    from the open requests; as `porthania`, `restaurant`, `run_id`, `order` and `match_id`. The run is checked out at
+    the end, however the test went."""
+    porthania = find(orderer, "porthania", "building")
+    restaurant = quiet_restaurant(deliverer, porthania)
+    run_id = None
+    try:
+        run_id = deliverer.when_known(
+            "POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": porthania["id"]}).json()["id"]
+        order = orderer.when_known("POST", "/v1/orders", {
+            "restaurantId": restaurant["id"], "destinationId": porthania["id"], "items": items}).json()
+        taken = deliverer.post(f"/v1/orders/{order['id']}/take", {"runId": run_id})
+        assert taken.status_code == 201, taken.text
+        yield SimpleNamespace(
+            porthania=porthania, restaurant=restaurant, run_id=run_id, order=order, match_id=taken.json()["id"])
+    finally:
+        if run_id:
+            deliverer.http.delete(f"/v1/runs/{run_id}")

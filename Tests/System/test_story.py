@@ -3,7 +3,7 @@
 import re
 import uuid
 
-from conftest import ROOT, Student, eventually, find, quiet_restaurant
+from conftest import ROOT, Student, eventually, find, quiet_restaurant, taken_delivery
 
 
 def test_two_deliverers_one_orderer_from_search_to_a_finished_delivery(system):
@@ -167,16 +167,8 @@ def test_an_open_request_naming_two_restaurants_is_taken_by_a_deliverer_at_the_s
 def test_a_block_through_the_gateway_hides_each_from_the_other_and_ends_their_delivery(system):
     aino = Student("Aino", mode="delivering")
     olli = Student("Olli", mode="ordering")
-    porthania = find(olli, "porthania", "building")
-    restaurant = quiet_restaurant(aino, porthania)
-    run_id = None
-    try:
-        run_id = aino.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": porthania["id"]}).json()["id"]
-        order = olli.when_known("POST", "/v1/orders", {
-            "restaurantId": restaurant["id"], "destinationId": porthania["id"], "items": "Soup"}).json()
-        taken = aino.post(f"/v1/orders/{order['id']}/take", {"runId": run_id})
-        assert taken.status_code == 201, taken.text
-        match_id = taken.json()["id"]
+    with taken_delivery(aino, olli, "Soup") as delivery:
+        restaurant, run_id, order, match_id = delivery.restaurant, delivery.run_id, delivery.order, delivery.match_id
         assert aino.when_known("GET", f"/v1/conversations/{match_id}/messages", expected=200)
 
         # Olli blocks Aino: the match ends with its chat, and neither sees the other's run or request.
@@ -191,24 +183,13 @@ def test_a_block_through_the_gateway_hides_each_from_the_other_and_ends_their_de
         assert olli.post("/v1/blocks", {"userId": olli.id}).status_code == 400
         assert olli.http.delete(f"/v1/blocks/{aino.id}").status_code == 204
         assert olli.post(f"/v1/orders/{order['id']}/cancel").status_code == 200
-    finally:
-        if run_id:
-            aino.http.delete(f"/v1/runs/{run_id}")
 
 
 def test_a_student_deletes_their_account_through_the_gateway_and_their_delivery_ends_for_the_other(system):
     aino = Student("Aino", mode="delivering")
     olli = Student("Olli", mode="ordering")
-    porthania = find(olli, "porthania", "building")
-    restaurant = quiet_restaurant(aino, porthania)
-    run_id = None
-    try:
-        run_id = aino.when_known("POST", "/v1/runs", {"restaurantId": restaurant["id"], "destinationId": porthania["id"]}).json()["id"]
-        order = olli.when_known("POST", "/v1/orders", {
-            "restaurantId": restaurant["id"], "destinationId": porthania["id"], "items": "Karjalanpiirakka"}).json()
-        taken = aino.post(f"/v1/orders/{order['id']}/take", {"runId": run_id})
-        assert taken.status_code == 201, taken.text
-        match_id = taken.json()["id"]
+    with taken_delivery(aino, olli, "Karjalanpiirakka") as delivery:
+        match_id = delivery.match_id
         chat = f"/v1/conversations/{match_id}"
         assert olli.when_known("GET", f"{chat}/messages", expected=200)
         assert olli.post(f"{chat}/messages", {"id": str(uuid.uuid4()), "text": "Ring twice"}).status_code == 201
@@ -229,9 +210,6 @@ def test_a_student_deletes_their_account_through_the_gateway_and_their_delivery_
         assert messages and messages[0]["text"] == "", messages
         shown = aino.get(f"/v1/matches/{match_id}").text
         assert "Olli" not in shown and "Karjalanpiirakka" not in shown, shown
-    finally:
-        if run_id:
-            aino.http.delete(f"/v1/runs/{run_id}")
 
 
 def test_a_student_and_a_tutor_find_each_other_by_swiping_and_talk_until_one_unmatches(system):
