@@ -6,6 +6,13 @@ import Postgres
 /// Chat's data in its own PostgreSQL database: the only file with SQL.
 struct ConversationPostgresRepository: Sendable {
     let database: PostgresPool
+    /// Messages sent while others commit go together, in one transaction.
+    private let sends: GroupCommit
+
+    init(database: PostgresPool) {
+        self.database = database
+        sends = GroupCommit(database: database)
+    }
 
     /// The caller's open conversations, most recently active first, each with its other members.
     func openConversations(of userId: UUID) async throws -> [ConversationSummary] {
@@ -62,10 +69,11 @@ struct ConversationPostgresRepository: Sendable {
     /// Sends a message, or returns the one already sent with this id by this sender. The second value says
     /// whether it was new.
     ///
-    /// One statement, so that a message costs the database one round trip and one commit: it locks the membership
-    /// against a closing, finds a message already sent with this id, and only when there is none, the conversation
-    /// is open and the sender has not deleted their account stores the message, the sender's read marker and the
-    /// event, whose recipients are the other members it found.
+    /// One statement, so that a message costs the database at most one round trip and one commit, shared with the
+    /// messages sent at the same moment (`GroupCommit`): it locks the membership against a closing, finds a message
+    /// already sent with this id, and only when there is none, the conversation is open and the sender has not
+    /// deleted their account stores the message, the sender's read marker and the event, whose recipients are the
+    /// other members it found.
     ///
     /// NB: the sender's membership row is locked too, and an erasure rewrites it before their messages: a send that
     /// got there first is committed before the erasure reads the messages, and one that waited for the erasure sees
@@ -76,7 +84,7 @@ struct ConversationPostgresRepository: Sendable {
         let event = MessageSent(
             messageId: id, conversationId: conversationId, senderId: sender, senderName: senderName, recipients: [],
             text: text, sentAt: Date())
-        let row = try await database.query(
+        let row = try await sends.query(
             """
             WITH member AS (
                 SELECT c.status = 'open' AS open, me.user_id,

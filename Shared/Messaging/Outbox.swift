@@ -24,7 +24,8 @@ public enum Outbox {
         exchange: String? = nil, routingKey: String? = nil, traceparent: String? = nil,
         on connection: PostgresConnection
     ) throws {
-        try connection.query(
+        // NB: queued: the row goes with the transaction's next statement or its commit, not in a round trip of its own.
+        try connection.enqueue(
             """
             WITH appended AS (
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)

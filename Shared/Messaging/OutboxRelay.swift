@@ -115,7 +115,7 @@ public struct OutboxRelay: Service {
         // NB: not durable: a mark lost in a crash of the server sends its rows again, with the same message ids,
         // which consumers' inboxes drop; waiting for the disk here held up the next batch on every one.
         try database.transaction(durable: false) { connection in
-            try connection.query("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
+            try connection.enqueue("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
         }
         return rows.count
     }

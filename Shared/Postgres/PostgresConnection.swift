@@ -13,6 +13,12 @@ public final class PostgresConnection: @unchecked Sendable {
     /// At most this many statements stay prepared; past it the cache starts again (statements built with varying
     /// text would otherwise grow it without end).
     static let preparedLimit = 512
+    /// Statements `enqueue` holds back, to go with the next one whose rows are read.
+    private var queued: [SQL] = []
+    /// Whether `enqueue` may hold statements back: inside `transaction`, whose COMMIT sends what is left.
+    var isQueueing = false
+    /// The first error of a statement sent from the queue, thrown again by every later statement of the transaction.
+    private var queuedFailure: PostgresError?
 
     /// Connects, with UTC times in ISO form so that `timestamptz` text decodes the same everywhere.
     public init(url: String, applicationName: String = "tarrare") throws {
@@ -56,6 +62,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Reconnects a broken connection in place.
     func reset() {
+        endQueueing()
         PQreset(connection)
         prepared.removeAll()
     }
@@ -79,15 +86,13 @@ public final class PostgresConnection: @unchecked Sendable {
         return true
     }
 
-    /// Runs one statement with its parameters and returns its rows.
+    /// Runs one statement with its parameters and returns its rows; the statements queued before it go in the same
+    /// round trip.
     @discardableResult
     public func query(_ sql: SQL) throws -> PostgresRows {
-        // NB: libpq sends parameters as C strings, so a U+0000 would silently cut the value short. PostgreSQL text
-        // cannot hold one anyway: refuse it as the server refuses such bytes.
-        if sql.parameters.contains(where: { $0?.utf8.contains(0) == true }) {
-            throw PostgresError(
-                sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
-        }
+        try Self.checkParameters(of: sql)
+        if let queuedFailure { throw queuedFailure }
+        guard queued.isEmpty else { return try sendQueued(with: sql) }
         guard Self.isPreparable(sql.text) else {
             let result = withCStringArray(sql.parameters) { parameterPointers in
                 PQexecParams(connection, sql.text, Int32(sql.parameters.count), nil, parameterPointers, nil, nil, 0)
@@ -108,6 +113,123 @@ public final class PostgresConnection: @unchecked Sendable {
             forgetPreparedStatements()
             throw error
         }
+    }
+
+    /// Runs a statement whose rows the caller does not read, without waiting for it: inside a transaction it is
+    /// held back and sent, in order, with the next statement that is read or with the COMMIT, in one round trip
+    /// (libpq's pipeline mode). Its error, if it fails, is thrown by that next statement (and every one after it)
+    /// and rolls the transaction back, so it suits writes whose failure ends the transaction anyway: an outbox row,
+    /// a timer. Outside a transaction it runs at once.
+    public func enqueue(_ sql: SQL) throws {
+        try Self.checkParameters(of: sql)
+        if let queuedFailure { throw queuedFailure }
+        guard isQueueing else {
+            try query(sql)
+            return
+        }
+        queued.append(sql)
+    }
+
+    /// Forgets what is queued and what failed in it, at the end of a transaction.
+    func endQueueing() {
+        isQueueing = false
+        queued.removeAll()
+        queuedFailure = nil
+    }
+
+    /// NB: libpq sends parameters as C strings, so a U+0000 would silently cut the value short. PostgreSQL text
+    /// cannot hold one anyway: refuse it as the server refuses such bytes.
+    private static func checkParameters(of sql: SQL) throws {
+        if sql.parameters.contains(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(
+                sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
+        }
+    }
+
+    /// One command of a pipeline: preparing a statement, or running one.
+    private enum PipelineCommand {
+        case prepare(text: String, name: String)
+        case run
+    }
+
+    /// Runs several statements in one round trip, after what is queued, and returns the rows of each; the first
+    /// error of any of them is thrown (the server skips what follows it).
+    public func query(all statements: [SQL]) throws -> [PostgresRows] {
+        for sql in statements { try Self.checkParameters(of: sql) }
+        if let queuedFailure { throw queuedFailure }
+        guard !statements.isEmpty else { return [] }
+        return Array(try pipeline(statements).suffix(statements.count))
+    }
+
+    /// Sends the queued statements and then `last` in one pipeline, and returns `last`'s rows.
+    private func sendQueued(with last: SQL) throws -> PostgresRows {
+        try pipeline([last]).last!
+    }
+
+    /// Sends the queued statements and then `statements` in one pipeline, and returns the rows of each; the first
+    /// error of any of them is thrown (the server skips what follows it up to the sync).
+    private func pipeline(_ statements: [SQL]) throws -> [PostgresRows] {
+        let statements = queued + statements
+        queued.removeAll()
+        guard PQenterPipelineMode(connection) == 1 else { throw connectionFailure() }
+        var commands: [PipelineCommand] = []
+        var preparing: [String: String] = [:]
+        for sql in statements {
+            var name: String? = prepared[sql.text] ?? preparing[sql.text]
+            if name == nil && Self.isPreparable(sql.text) && prepared.count + preparing.count < Self.preparedLimit {
+                let newName = "s\(generation)_\(prepared.count + preparing.count)"
+                guard PQsendPrepare(connection, newName, sql.text, 0, nil) == 1 else { throw connectionFailure() }
+                commands.append(.prepare(text: sql.text, name: newName))
+                preparing[sql.text] = newName
+                name = newName
+            }
+            let sent = withCStringArray(sql.parameters) { parameterPointers in
+                if let name {
+                    PQsendQueryPrepared(connection, name, Int32(sql.parameters.count), parameterPointers, nil, nil, 0)
+                } else {
+                    PQsendQueryParams(
+                        connection, sql.text, Int32(sql.parameters.count), nil, parameterPointers, nil, nil, 0)
+                }
+            }
+            guard sent == 1 else { throw connectionFailure() }
+            commands.append(.run)
+        }
+        guard PQpipelineSync(connection) == 1 else { throw connectionFailure() }
+        var rows: [PostgresRows] = []
+        var firstError: PostgresError?
+        var index = 0
+        // NB: each command's results end with a NULL; the sync's result comes last and ends the pipeline.
+        while true {
+            guard let result = PQgetResult(connection) else {
+                index += 1
+                guard index <= commands.count, PQstatus(connection) == CONNECTION_OK else { throw connectionFailure() }
+                continue
+            }
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+            guard status != PGRES_PIPELINE_ABORTED, index < commands.count else { continue }
+            do {
+                let read = try self.rows(of: result)
+                switch commands[index] {
+                case .prepare(let text, let name): prepared[text] = name
+                case .run: rows.append(read)
+                }
+            } catch let error as PostgresError {
+                firstError = firstError ?? error
+            }
+        }
+        PQexitPipelineMode(connection)
+        if let firstError {
+            if firstError.sqlState == "0A000" || firstError.sqlState == "26000" { forgetPreparedStatements() }
+            if isQueueing { queuedFailure = firstError }
+            throw firstError
+        }
+        return rows
+    }
+
+    private func connectionFailure() -> PostgresError {
+        PostgresError(sqlState: "08006", message: String(cString: PQerrorMessage(connection)))
     }
 
     /// Whether the server can prepare the statement: a query or a change of rows, not a command such as LISTEN.
@@ -137,8 +259,10 @@ public final class PostgresConnection: @unchecked Sendable {
         generation += 1
     }
 
-    /// Runs several statements without parameters (migrations, `BEGIN`).
+    /// Runs several statements without parameters (migrations, `SET`), after what is queued.
     public func execute(script: String) throws {
+        if let queuedFailure { throw queuedFailure }
+        if !queued.isEmpty { try sendQueued(with: "SELECT 1") }
         let result = PQexec(connection, script)
         defer { PQclear(result) }
         _ = try rows(of: result)

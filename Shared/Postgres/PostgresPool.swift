@@ -114,14 +114,17 @@ extension PostgresConnection {
     public func transaction<T>(
         isolation: IsolationLevel = .readCommitted, durable: Bool = true, _ body: (PostgresConnection) throws -> T
     ) throws -> T {
-        try execute(
-            script: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
-                + (durable ? "" : "; SET LOCAL synchronous_commit = off"))
+        // NB: BEGIN goes with the first statement, and COMMIT with the last ones `enqueue` held back.
+        isQueueing = true
+        defer { endQueueing() }
+        try enqueue(SQL(stringLiteral: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"))
+        if !durable { try enqueue("SET LOCAL synchronous_commit = off") }
         do {
             let value = try body(self)
-            try execute(script: "COMMIT")
+            try query("COMMIT")
             return value
         } catch {
+            endQueueing()
             if isInTransaction { try? execute(script: "ROLLBACK") }
             throw error
         }

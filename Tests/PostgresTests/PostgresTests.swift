@@ -108,6 +108,108 @@ import Testing
         #expect(count == 0)
     }
 
+    @Test func queuedStatementsRunInOrderBeforeTheNextReadAndCommitWithTheTransaction() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+
+        let seen = try await database.pool.transaction { connection in
+            try connection.enqueue("INSERT INTO counters (name, value) VALUES ('hits', 1)")
+            try connection.enqueue("UPDATE counters SET value = value + 1 WHERE name = 'hits'")
+            let seen = try connection.query("SELECT value FROM counters WHERE name = 'hits'").first?.decode(
+                "value", as: Int.self)
+            // Left in the queue: it goes with the COMMIT.
+            try connection.enqueue("INSERT INTO things (id, name) VALUES (\(UUID()), 'last')")
+            return seen
+        }
+        let stored = try await database.pool.query(
+            "SELECT (SELECT value FROM counters) AS hits, (SELECT count(*) FROM things) AS things"
+        ).first
+
+        #expect(seen == 2)
+        #expect(try stored?.decode("hits", as: Int.self) == 2)
+        #expect(try stored?.decode("things", as: Int.self) == 1)
+    }
+
+    @Test func aQueuedStatementThatFailsThrowsAtTheNextOneAndUndoesTheTransaction() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let id = UUID()
+        try await database.pool.query("INSERT INTO things (id, name) VALUES (\(id), 'one')")
+
+        let atNextRead = await #expect(throws: PostgresError.self) {
+            try await database.pool.transaction { connection in
+                try connection.enqueue("INSERT INTO counters (name, value) VALUES ('before', 1)")
+                try connection.enqueue("INSERT INTO things (id, name) VALUES (\(id), 'again')")
+                try connection.enqueue("INSERT INTO counters (name, value) VALUES ('after', 1)")
+                try connection.query("SELECT count(*) FROM things")
+            }
+        }
+        // A caller that ignores the next statement's error still sees the transaction fail at its commit.
+        let atCommit = await #expect(throws: PostgresError.self) {
+            try await database.pool.transaction { connection in
+                try connection.enqueue("INSERT INTO things (id, name) VALUES (\(id), 'again')")
+                _ = try? connection.query("SELECT 1")
+            }
+        }
+        let left = try await database.pool.withConnection { connection in
+            // The same statements, prepared in the failed pipelines, run on the same connection afterwards.
+            try connection.transaction { connection in
+                try connection.enqueue("INSERT INTO counters (name, value) VALUES ('before', 1)")
+                try connection.enqueue("INSERT INTO counters (name, value) VALUES ('after', 1)")
+            }
+            return try connection.query(
+                "SELECT (SELECT count(*) FROM counters) AS counters, (SELECT count(*) FROM things) AS things"
+            ).first
+        }
+
+        #expect(atNextRead?.sqlState == "23505")
+        #expect(atNextRead?.constraint == "things_pkey")
+        #expect(atCommit?.sqlState == "23505")
+        #expect(try left?.decode("counters", as: Int.self) == 2)
+        #expect(try left?.decode("things", as: Int.self) == 1)
+    }
+
+    @Test func outsideATransactionAQueuedStatementRunsAtOnce() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+
+        try await database.pool.withConnection { connection in
+            try connection.enqueue("INSERT INTO things (id, name) VALUES (\(UUID()), 'now')")
+        }
+        let stored = try await database.pool.query("SELECT count(*) AS n FROM things").first?.decode("n", as: Int.self)
+
+        #expect(stored == 1)
+    }
+
+    @Test func statementsSentTogetherAllCommitEachWithItsOwnRowsAndOnlyTheFailingOneFails() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let taken = UUID()
+        try await database.pool.query("INSERT INTO things (id, name) VALUES (\(taken), 'taken')")
+        let group = GroupCommit(database: database.pool, batchLimit: 8)
+        let ids = (0..<40).map { $0 == 17 ? taken : UUID() }
+
+        let answers = await withTaskGroup(of: (Int, Result<String, PostgresError>).self) { tasks in
+            for (number, id) in ids.enumerated() {
+                tasks.addTask {
+                    do {
+                        let row = try await group.query(
+                            "INSERT INTO things (id, name) VALUES (\(id), \("thing \(number)")) RETURNING name")
+                        return (number, .success(try row.first!.decode("name")))
+                    } catch let error as PostgresError {
+                        return (number, .failure(error))
+                    } catch {
+                        return (number, .failure(PostgresError(sqlState: nil, message: "\(error)")))
+                    }
+                }
+            }
+            return await tasks.reduce(into: [Int: Result<String, PostgresError>]()) { $0[$1.0] = $1.1 }
+        }
+        let stored = try await database.pool.query("SELECT count(*) AS n FROM things").first?.decode("n", as: Int.self)
+
+        for number in ids.indices where number != 17 {
+            #expect(try answers[number]?.get() == "thing \(number)")
+        }
+        #expect(throws: PostgresError.self) { try answers[17]?.get() }
+        #expect(stored == 40)
+    }
+
     @Test func aUniqueViolationSurfacesAsItsSQLState() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         let id = UUID()

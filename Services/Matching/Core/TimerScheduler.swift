@@ -47,7 +47,7 @@ public enum Timers {
     public static func add(flow: String, kind: String, target: UUID, due: Date, on connection: PostgresConnection)
         throws
     {
-        try connection.query(
+        try connection.enqueue(
             "INSERT INTO timers (flow, kind, target_id, due_at) VALUES (\(flow), \(kind), \(target), \(due))")
     }
 

@@ -137,7 +137,7 @@ struct DeliveryPostgresRepository {
         id: UUID, orderer: Identity, restaurantIds: [UUID], destination: PlaceSummary, items: String, runId: UUID?,
         expiresAt: Date
     ) throws {
-        try connection.query(
+        try connection.enqueue(
             """
             INSERT INTO orders (id, orderer_id, orderer_name, campus, restaurant_id, restaurant_ids, destination_id,
                 destination_name, destination_lat, destination_lon, items, requested_run_id, status, expires_at)
@@ -242,7 +242,7 @@ struct DeliveryPostgresRepository {
 
     /// Inserts a pending offer.
     func insertOffer(id: UUID, orderId: UUID, runId: UUID, delivererId: UUID, expiresAt: Date) throws {
-        try connection.query(
+        try connection.enqueue(
             """
             INSERT INTO offers (id, order_id, run_id, deliverer_id, status, expires_at)
             VALUES (\(id), \(orderId), \(runId), \(delivererId), 'pending', \(expiresAt))
