@@ -313,8 +313,8 @@ final class AMQPConnection {
             body: body.len > 0 ? Data(bytes: body.bytes, count: body.len) : Data())
     }
 
-    func ack(_ tag: UInt64) throws {
-        let status = amqp_basic_ack(state, channel, tag, 0)
+    func ack(_ tag: UInt64, andEveryEarlier: Bool = false) throws {
+        let status = amqp_basic_ack(state, channel, tag, andEveryEarlier ? 1 : 0)
         guard status == AMQP_STATUS_OK.rawValue else { throw AMQPError("basic.ack: \(Self.describe(status: status))") }
     }
 

@@ -48,15 +48,22 @@ public final class GroupCommit: Sendable {
                 return batch
             }
             guard !batch.isEmpty else { return }
+            guard batch.count > 1 else {
+                // NB: alone, it is the statement it always was: one round trip, committed by itself.
+                do {
+                    batch[0].continuation.resume(returning: try await database.query(batch[0].sql))
+                } catch {
+                    batch[0].continuation.resume(throwing: error)
+                }
+                continue
+            }
             let statements = batch.map(\.sql)
             do {
-                let rows = try await database.transaction { connection in try connection.query(all: statements) }
+                let rows = try await database.withConnection { connection in
+                    try connection.inOneRoundTrip(statements)
+                }
                 for (waiting, rows) in zip(batch, rows) { waiting.continuation.resume(returning: rows) }
             } catch {
-                guard batch.count > 1 else {
-                    batch[0].continuation.resume(throwing: error)
-                    continue
-                }
                 for waiting in batch {
                     do {
                         waiting.continuation.resume(returning: try await database.query(waiting.sql))

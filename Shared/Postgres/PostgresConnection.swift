@@ -161,6 +161,18 @@ public final class PostgresConnection: @unchecked Sendable {
         return Array(try pipeline(statements).suffix(statements.count))
     }
 
+    /// Runs `statements` as one transaction in one round trip: BEGIN, the statements and COMMIT in one pipeline.
+    /// The first error of any of them rolls all of them back and is thrown.
+    func inOneRoundTrip(_ statements: [SQL]) throws -> [PostgresRows] {
+        do {
+            let rows = try query(all: ["BEGIN"] + statements + ["COMMIT"])
+            return Array(rows.dropFirst().dropLast())
+        } catch {
+            if isInTransaction { try? execute(script: "ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Sends the queued statements and then `last` in one pipeline, and returns `last`'s rows.
     private func sendQueued(with last: SQL) throws -> PostgresRows {
         try pipeline([last]).last!
@@ -172,6 +184,16 @@ public final class PostgresConnection: @unchecked Sendable {
         let statements = queued + statements
         queued.removeAll()
         guard PQenterPipelineMode(connection) == 1 else { throw connectionFailure() }
+        do {
+            return try runPipeline(statements)
+        } catch let error as PostgresError where error.sqlState == "08006" {
+            // NB: a pipeline cut short leaves results libpq still expects; the connection starts again.
+            reset()
+            throw error
+        }
+    }
+
+    private func runPipeline(_ statements: [SQL]) throws -> [PostgresRows] {
         var commands: [PipelineCommand] = []
         var preparing: [String: String] = [:]
         for sql in statements {
