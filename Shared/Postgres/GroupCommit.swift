@@ -27,7 +27,18 @@ public final class GroupCommit: Sendable {
 
     /// Runs `sql` in the next batch and returns its rows once the batch committed.
     public func query(_ sql: SQL) async throws -> PostgresRows {
-        try await withCheckedThrowingContinuation { continuation in
+        let runsAlone = state.withLockedValue { state in
+            guard state.waiting.isEmpty, state.inFlight < inFlightLimit else { return false }
+            state.inFlight += 1
+            return true
+        }
+        guard !runsAlone else {
+            // NB: nothing waits and a commit is free: it is the statement it always was, in its caller's task, one
+            // round trip committed by itself; what arrived meanwhile is committed after it.
+            defer { handOver() }
+            return try await database.query(sql)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLockedValue { state in
                 state.waiting.append((sql, continuation))
                 guard state.inFlight < inFlightLimit else { return false }
@@ -36,6 +47,15 @@ public final class GroupCommit: Sendable {
             }
             if starts { Task { await commitWaiting() } }
         }
+    }
+
+    /// Gives up a statement's place among those in flight, or commits what waits in it.
+    private func handOver() {
+        let commitsWaiting = state.withLockedValue { state in
+            if state.waiting.isEmpty { state.inFlight -= 1 }
+            return !state.waiting.isEmpty
+        }
+        if commitsWaiting { Task { await commitWaiting() } }
     }
 
     /// Commits batches of what waits until nothing does.
@@ -49,7 +69,6 @@ public final class GroupCommit: Sendable {
             }
             guard !batch.isEmpty else { return }
             guard batch.count > 1 else {
-                // NB: alone, it is the statement it always was: one round trip, committed by itself.
                 do {
                     batch[0].continuation.resume(returning: try await database.query(batch[0].sql))
                 } catch {
