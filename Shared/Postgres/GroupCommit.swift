@@ -68,27 +68,19 @@ public final class GroupCommit: Sendable {
                 return batch
             }
             guard !batch.isEmpty else { return }
-            guard batch.count > 1 else {
-                do {
-                    batch[0].continuation.resume(returning: try await database.query(batch[0].sql))
-                } catch {
-                    batch[0].continuation.resume(throwing: error)
+            if batch.count > 1 {
+                let statements = batch.map(\.sql)
+                if let rows = try? await database.withConnection({ try $0.inOneRoundTrip(statements) }) {
+                    for (waiting, rows) in zip(batch, rows) { waiting.continuation.resume(returning: rows) }
+                    continue
                 }
-                continue
             }
-            let statements = batch.map(\.sql)
-            do {
-                let rows = try await database.withConnection { connection in
-                    try connection.inOneRoundTrip(statements)
-                }
-                for (waiting, rows) in zip(batch, rows) { waiting.continuation.resume(returning: rows) }
-            } catch {
-                for waiting in batch {
-                    do {
-                        waiting.continuation.resume(returning: try await database.query(waiting.sql))
-                    } catch {
-                        waiting.continuation.resume(throwing: error)
-                    }
+            // NB: alone, or again one at a time after its batch failed, so that an error is only its own statement's.
+            for waiting in batch {
+                do {
+                    waiting.continuation.resume(returning: try await database.query(waiting.sql))
+                } catch {
+                    waiting.continuation.resume(throwing: error)
                 }
             }
         }

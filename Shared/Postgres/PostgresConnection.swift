@@ -199,7 +199,7 @@ public final class PostgresConnection: @unchecked Sendable {
         for sql in statements {
             var name: String? = prepared[sql.text] ?? preparing[sql.text]
             if name == nil && Self.isPreparable(sql.text) && prepared.count + preparing.count < Self.preparedLimit {
-                let newName = "s\(generation)_\(prepared.count + preparing.count)"
+                let newName = statementName(number: prepared.count + preparing.count)
                 guard PQsendPrepare(connection, newName, sql.text, 0, nil) == 1 else { throw connectionFailure() }
                 commands.append(.prepare(text: sql.text, name: newName))
                 preparing[sql.text] = newName
@@ -265,12 +265,17 @@ public final class PostgresConnection: @unchecked Sendable {
     private func statementName(of text: String) throws -> String {
         if let name = prepared[text] { return name }
         if prepared.count >= Self.preparedLimit { forgetPreparedStatements() }
-        let name = "s\(generation)_\(prepared.count)"
+        let name = statementName(number: prepared.count)
         let result = PQprepare(connection, name, text, 0, nil)
         defer { PQclear(result) }
         _ = try rows(of: result)
         prepared[text] = name
         return name
+    }
+
+    /// The name of the cache's `number`th statement.
+    private func statementName(number: Int) -> String {
+        "s\(generation)_\(number)"
     }
 
     /// Starts the cache again; the server forgets the old statements now, or with the connection when a
