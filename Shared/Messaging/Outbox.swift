@@ -29,7 +29,7 @@ public enum Outbox {
             """
             WITH appended AS (
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)
-                VALUES (\(UUID()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
+                VALUES (\(UUID.timeOrdered()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
                     \(exchange), \(routingKey))
                 RETURNING 1
             )
@@ -48,7 +48,7 @@ public enum Outbox {
         return """
             outboxed AS (
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload)
-                SELECT \(UUID()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload)
+                SELECT \(UUID.timeOrdered()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload)
                 FROM \(unescaped: source)
                 RETURNING 1
             ), notified AS (SELECT pg_notify(\(channel), '') FROM outboxed)

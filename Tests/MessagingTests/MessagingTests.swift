@@ -274,3 +274,23 @@ struct MessagingFixture {
         #expect(fixture.consumed == 100)
     }
 }
+
+@Suite struct TimeOrderedIDTests {
+    @Test func idsSortByTheMillisecondTheyWereMadeAndCarryVersion7() {
+        // NB: half a millisecond past 123, so that rounding never moves one of them into its neighbour's millisecond.
+        let start = Date(timeIntervalSince1970: 1_795_000_000.1235)
+        let ids = (0..<1000).map { UUID.timeOrdered(at: start.addingTimeInterval(Double($0) / 1000)) }
+        #expect(Set(ids).count == 1000)
+        // Lowercase hex of a big-endian time sorts as the times do, and so do PostgreSQL's uuid comparisons.
+        #expect(ids.map { $0.uuidString } == ids.map { $0.uuidString }.sorted())
+        for id in ids {
+            #expect(id.uuid.6 >> 4 == 7)
+            #expect(id.uuid.8 >> 6 == 0b10)
+        }
+        let first = ids[0].uuid
+        let milliseconds = [first.0, first.1, first.2, first.3, first.4, first.5].reduce(UInt64(0)) {
+            $0 << 8 | UInt64($1)
+        }
+        #expect(milliseconds == 1_795_000_000_123)
+    }
+}
