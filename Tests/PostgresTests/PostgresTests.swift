@@ -129,6 +129,35 @@ import Testing
         #expect(try stored?.decode("things", as: Int.self) == 1)
     }
 
+    @Test func readsSentTogetherEachGetTheirOwnValueAfterWhatWasQueuedAndAFailingOneThrows() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        let names = PostgresRead<[String]>("SELECT name FROM things ORDER BY name") { rows in
+            try rows.map { try $0.decode("name") }
+        }
+        let hits = PostgresRead<Int?>("SELECT value FROM counters WHERE name = 'hits'") { rows in
+            try rows.first?.decode("value")
+        }
+
+        let (seenNames, seenHits, count) = try await database.pool.transaction { connection in
+            try connection.enqueue("INSERT INTO things (id, name) VALUES (\(UUID()), 'b'), (\(UUID()), 'a')")
+            try connection.enqueue("INSERT INTO counters (name, value) VALUES ('hits', 7)")
+            return try connection.read(names, hits, names.map(\.count))
+        }
+        #expect(seenNames == ["a", "b"])
+        #expect(seenHits == 7)
+        #expect(count == 2)
+
+        let failing = PostgresRead<Int>("SELECT 1 / 0 AS never") { _ in 0 }
+        await #expect(throws: PostgresError.self) {
+            try await database.pool.transaction { connection in
+                try connection.enqueue("INSERT INTO things (id, name) VALUES (\(UUID()), 'c')")
+                _ = try connection.read(hits, failing, names)
+            }
+        }
+        let stored = try await database.pool.query("SELECT count(*) AS n FROM things").first?.decode("n", as: Int.self)
+        #expect(stored == 2)
+    }
+
     @Test func aQueuedStatementThatFailsThrowsAtTheNextOneAndUndoesTheTransaction() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         let id = UUID()

@@ -115,30 +115,36 @@ public struct DeliverySteps: Sendable {
     ) async throws -> Order {
         try await withTransaction { transaction in
             let repository = transaction.repository
-            try ReadModels.requireActive(caller.userId, on: transaction.connection)
-            if let id, let ordererId = try repository.orderOwner(id: id) {
+            typealias Reads = DeliveryPostgresRepository
+            // NB: what the order needs checked is read in one round trip, and checked in the order it always was. The
+            // orderer's lock, taken before their open orders are counted, serialises their orders, so that two at once
+            // cannot both pass the cap.
+            let (isActive, ordererId, restaurantNames, destinationFound, run, runCampus, isBlocked, _, openOrders) =
+                try transaction.connection.read(
+                    ReadModels.isActive(caller.userId), Reads.orderOwner(id: id),
+                    ReadModels.liveNames(of: restaurantIds, campus: caller.campus, kind: "restaurant"),
+                    DeliveryTransaction.destinationRead(destination, campus: caller.campus),
+                    Reads.runs(where: "r.id = \(runId)", from: nil).map(\.first), Reads.campus(ofRun: runId),
+                    Reads.isBlocked(delivererOf: runId, with: caller.userId), Reads.lockOrders(of: caller.userId),
+                    Reads.countOpenOrders(ordererId: caller.userId))
+            try ReadModels.requireActive(isActive)
+            if let id, let ordererId {
                 try DeliveryAccess.checkRetry(ownerId: ordererId, userId: caller.userId)
                 return try repository.order(id: id)!
             }
             let id = id ?? UUID()
             let restaurants = try restaurantIds.enumerated().map { index, restaurantId in
-                try transaction.place(
-                    restaurantId, campus: caller.campus, kind: "restaurant",
+                try ReadModels.place(
+                    restaurantId, in: restaurantNames,
                     what: restaurantIds.count == 1 ? "restaurant" : "restaurant (restaurantIds[\(index)])")
             }
-            let destination = try transaction.destination(destination, campus: caller.campus)
-            if let runId {
-                let run = try repository.run(id: runId)
-                let isBlocked = try run.map {
-                    try ReadModels.isBlocked($0.delivererId, caller.userId, on: transaction.connection)
-                }
+            let destination = try transaction.destination(destination, read: destinationFound, campus: caller.campus)
+            if runId != nil {
                 try DeliveryAccess.checkRequestedRun(
-                    isBlocked == true ? nil : run, runCampus: try repository.campus(ofRun: runId),
-                    restaurantIds: restaurantIds, ordererId: caller.userId, campus: caller.campus)
+                    isBlocked ? nil : run, runCampus: runCampus, restaurantIds: restaurantIds, ordererId: caller.userId,
+                    campus: caller.campus)
             }
-            // NB: the orderer's lock serialises their orders, so that two at once cannot both pass the cap.
-            try repository.lockOrders(of: caller.userId)
-            try DeliveryRules.checkOpenOrders(try repository.countOpenOrders(ordererId: caller.userId))
+            try DeliveryRules.checkOpenOrders(openOrders)
             let expiresAt = Date().addingTimeInterval(transaction.settings.orderLifetime)
             try repository.insertOrder(
                 id: id, orderer: caller, restaurantIds: restaurantIds, destination: destination, items: items,

@@ -23,22 +23,29 @@ struct DeliveryTransaction {
         try ReadModels.place(id, campus: campus, kind: kind, what: what, on: connection)
     }
 
-    /// An order's destination: a live building of the campus (404), or a point on the campus (400 naming
-    /// `destination` and the campus) with the name of the building nearest it.
-    func destination(_ destination: OrderDestination, campus: String) throws -> PlaceSummary {
+    /// What an order's destination reads: a live building of the campus (nil when there is none), or a point with
+    /// the name of the building nearest it. `destination(_:read:campus:)` checks it.
+    static func destinationRead(_ destination: OrderDestination, campus: String) -> PostgresRead<PlaceSummary?> {
         switch destination {
         case .building(let id):
-            guard let building = try repository.building(id, campus: campus) else {
-                throw MatchingError.notFound("destination building")
-            }
-            return building
+            return DeliveryPostgresRepository.building(id, campus: campus)
         case .point(let point):
-            try settings.campuses.require(point, of: campus, field: "destination")
-            let near = try repository.nearestBuildingName(to: point, campus: campus)
-            return PlaceSummary(
-                id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,
-                longitude: point.lon)
+            return DeliveryPostgresRepository.nearestBuildingName(to: point, campus: campus).map { near in
+                PlaceSummary(
+                    id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,
+                    longitude: point.lon)
+            }
         }
+    }
+
+    /// An order's destination from what `destinationRead` read: a live building of the campus (404), or a point on
+    /// the campus (400 naming `destination` and the campus).
+    func destination(_ destination: OrderDestination, read: PlaceSummary?, campus: String) throws -> PlaceSummary {
+        if case .point(let point) = destination {
+            try settings.campuses.require(point, of: campus, field: "destination")
+        }
+        guard let read else { throw MatchingError.notFound("destination building") }
+        return read
     }
 
     // MARK: Dispatch
@@ -56,20 +63,24 @@ struct DeliveryTransaction {
 
     /// Offers a waiting order to the best run, or leaves it waiting when there is none.
     func dispatch(orderId: UUID) throws {
-        guard let order = try repository.lockOrder(id: orderId), let offered = try? order.status.after(.offer) else {
-            return
-        }
-        let candidates = try repository.dispatchCandidates(for: order)
+        // NB: the candidates are read in the round trip that locks the order, from its row; they go unused when the
+        // order is not waiting.
+        let (locked, candidates) = try connection.read(
+            DeliveryPostgresRepository.lockedOrder(id: orderId),
+            DeliveryPostgresRepository.dispatchCandidates(orderId: orderId))
+        guard let order = locked, let offered = try? order.status.after(.offer) else { return }
         let radius = Dispatch.radius(requestedRunId: order.requestedRunId, matchRadius: settings.matchRadiusMeters)
-        guard let chosen = Dispatch.choose(candidates, radius: radius), let runId = UUID(uuidString: chosen.runId),
-            let run = try repository.lockRun(id: runId), try repository.freeSeats(runId: runId) > 0
+        guard let chosen = Dispatch.choose(candidates, radius: radius), let runId = UUID(uuidString: chosen.runId)
         else { return }
+        let (lockedRun, freeSeats) = try connection.read(
+            DeliveryPostgresRepository.lockedRun(id: runId), DeliveryPostgresRepository.freeSeats(runId: runId))
+        guard let run = lockedRun, freeSeats > 0 else { return }
         let offerId = UUID()
         let expiresAt = Date().addingTimeInterval(settings.offerWindow)
         try repository.insertOffer(
             id: offerId, orderId: orderId, runId: runId, delivererId: run.delivererId, expiresAt: expiresAt)
         try addTimer(.offer, offerId, due: expiresAt)
-        try repository.setOrderStatus(orderId, offered)
+        try repository.queueOrderStatus(orderId, offered)
         try Outbox.append(
             OfferMade(
                 offerId: offerId, orderId: orderId, runId: runId, delivererId: run.delivererId,

@@ -33,7 +33,11 @@ struct DeliveryPostgresRepository {
     }
 
     func lockRun(id: UUID) throws -> Run? {
-        try runs(where: "r.id = \(id)", from: nil, lock: true).first
+        try connection.read(Self.lockedRun(id: id))
+    }
+
+    static func lockedRun(id: UUID) -> PostgresRead<Run?> {
+        runs(where: "r.id = \(id)", from: nil, lock: true).map(\.first)
     }
 
     /// The open runs at a restaurant that have not closed yet, nearest destination to `point` first when one is given;
@@ -57,10 +61,16 @@ struct DeliveryPostgresRepository {
     func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false)
         throws -> [Run]
     {
+        try connection.read(Self.runs(where: condition, from: point, lock: lock))
+    }
+
+    static func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false)
+        -> PostgresRead<[Run]>
+    {
         let distance: SQL =
             point.map { "distance_meters(\($0.latitude), \($0.longitude), d.latitude, d.longitude)" }
             ?? "NULL::double precision"
-        return try connection.query(
+        return PostgresRead(
             """
             SELECT r.id, r.deliverer_id, coalesce(u.name, r.deliverer_name) AS deliverer_name, r.capacity, r.held,
                 r.status, r.closes_at, \(distance) AS distance,
@@ -72,12 +82,22 @@ struct DeliveryPostgresRepository {
             ORDER BY distance NULLS LAST, r.created_at
             \(unescaped: lock ? "FOR UPDATE OF r" : "")
             """
-        ).map(Run.init(row:))
+        ) { try $0.map(Run.init(row:)) }
     }
 
     /// The campus a run is on.
-    func campus(ofRun id: UUID) throws -> String? {
-        try connection.query("SELECT campus FROM runs WHERE id = \(id)").first?.decode("campus")
+    static func campus(ofRun id: UUID?) -> PostgresRead<String?> {
+        PostgresRead("SELECT campus FROM runs WHERE id = \(id)") { try $0.first?.decode("campus") }
+    }
+
+    /// Whether a block stands between the run's deliverer and `userId`; false when there is no such run.
+    static func isBlocked(delivererOf runId: UUID?, with userId: UUID) -> PostgresRead<Bool> {
+        PostgresRead(
+            """
+            SELECT 1 AS blocked FROM runs r
+            WHERE r.id = \(runId) AND NOT \(ReadModels.unblocked("r.deliverer_id", "\(userId)::uuid"))
+            """
+        ) { !$0.isEmpty }
     }
 
     /// The restaurant and campus of a run, for the orders waiting there.
@@ -90,12 +110,16 @@ struct DeliveryPostgresRepository {
 
     /// The seats of an open run neither held by a match nor offered; 0 for a run that is not open.
     func freeSeats(runId: UUID) throws -> Int {
-        try connection.query(
+        try connection.read(Self.freeSeats(runId: runId))
+    }
+
+    static func freeSeats(runId: UUID) -> PostgresRead<Int> {
+        PostgresRead(
             """
             SELECT r.capacity - r.held - (SELECT count(*) FROM offers o WHERE o.run_id = r.id AND o.status = 'pending') AS free
             FROM runs r WHERE r.id = \(runId) AND r.status = 'open'
             """
-        ).first?.decode("free") ?? 0
+        ) { try $0.first?.decode("free") ?? 0 }
     }
 
     /// Returns the run's new version.
@@ -118,18 +142,18 @@ struct DeliveryPostgresRepository {
     // MARK: Orders
 
     /// Takes the orderer's lock until the transaction ends, which serialises their orders.
-    func lockOrders(of ordererId: UUID) throws {
-        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(ordererId)::text, 0))")
+    static func lockOrders(of ordererId: UUID) -> PostgresRead<Void> {
+        PostgresRead("SELECT pg_advisory_xact_lock(hashtextextended(\(ordererId)::text, 0))") { _ in }
     }
 
     /// How many of a student's orders are waiting, offered or matched.
-    func countOpenOrders(ordererId: UUID) throws -> Int {
-        try connection.query(
+    static func countOpenOrders(ordererId: UUID) -> PostgresRead<Int> {
+        PostgresRead(
             """
             SELECT count(*) AS open FROM orders
             WHERE orderer_id = \(ordererId) AND status IN ('waiting', 'offered', 'matched')
             """
-        ).first!.decode("open")
+        ) { try $0.first!.decode("open") }
     }
 
     /// Inserts a waiting order for any of `restaurantIds` (the first is `restaurant_id`) to `destination`.
@@ -148,7 +172,11 @@ struct DeliveryPostgresRepository {
     }
 
     func orderOwner(id: UUID) throws -> UUID? {
-        try connection.query("SELECT orderer_id FROM orders WHERE id = \(id)").first?.decode("orderer_id")
+        try connection.read(Self.orderOwner(id: id))
+    }
+
+    static func orderOwner(id: UUID?) -> PostgresRead<UUID?> {
+        PostgresRead("SELECT orderer_id FROM orders WHERE id = \(id)") { try $0.first?.decode("orderer_id") }
     }
 
     /// The order as the API shows it, with its latest match that was not cancelled.
@@ -177,13 +205,17 @@ struct DeliveryPostgresRepository {
         """
 
     func lockOrder(id: UUID) throws -> OrderState? {
-        try connection.query(
+        try connection.read(Self.lockedOrder(id: id))
+    }
+
+    static func lockedOrder(id: UUID) -> PostgresRead<OrderState?> {
+        PostgresRead(
             """
             SELECT o.id, o.orderer_id, o.orderer_name, o.status, array_to_string(o.restaurant_ids, ',') AS restaurant_ids,
                 o.requested_run_id, o.campus, o.items, o.expires_at <= now() AS expired, \(Self.orderDestination)
             FROM orders o WHERE o.id = \(id) FOR UPDATE
             """
-        ).first.map(OrderState.init(row:))
+        ) { try $0.first.map(OrderState.init(row:)) }
     }
 
     /// Up to 20 waiting orders that accept a restaurant, oldest first, locked; those another transaction holds are
@@ -207,23 +239,30 @@ struct DeliveryPostgresRepository {
         ).first?.decode("version")
     }
 
+    /// `setOrderStatus` for a caller that needs no version back: it goes with the transaction's next statement.
+    func queueOrderStatus(_ id: UUID, _ status: OrderStatus) throws {
+        try connection.enqueue("UPDATE orders SET status = \(status.rawValue), version = version + 1 WHERE id = \(id)")
+    }
+
     /// The open runs that could take an order: at any of its restaurants, on its campus, not its orderer's, the one it asks for
-    /// when it asks for one, with their free seats and the distance between the two destinations.
-    func dispatchCandidates(for order: OrderState) throws -> [Dispatch.Candidate] {
-        try connection.query(
+    /// when it asks for one, with their free seats and the distance between the two destinations. Read from the
+    /// order's row, so that it can go in the round trip that locks the order.
+    static func dispatchCandidates(orderId: UUID) -> PostgresRead<[Dispatch.Candidate]> {
+        PostgresRead(
             """
             SELECT r.id,
                 r.capacity - r.held - (SELECT count(*) FROM offers o WHERE o.run_id = r.id AND o.status = 'pending') AS free,
-                distance_meters(rd.latitude, rd.longitude, \(order.destination.latitude), \(order.destination.longitude))
-                    AS detour,
-                EXISTS (SELECT 1 FROM offers o WHERE o.run_id = r.id AND o.order_id = \(order.id)) AS offered
-            FROM runs r JOIN places rd ON rd.id = r.destination_id
-            WHERE r.status = 'open' AND r.closes_at > now()
-              AND \(ReadModels.unblocked("r.deliverer_id", "\(order.ordererId)::uuid"))
-              AND r.restaurant_id = ANY(\(order.restaurantIds.map(\.uuidString))::uuid[]) AND r.campus = \(order.campus) AND r.deliverer_id <> \(order.ordererId)
-              AND (\(order.requestedRunId)::uuid IS NULL OR r.id = \(order.requestedRunId))
+                distance_meters(rd.latitude, rd.longitude, ord.destination_lat, ord.destination_lon) AS detour,
+                EXISTS (SELECT 1 FROM offers o WHERE o.run_id = r.id AND o.order_id = ord.id) AS offered
+            FROM orders ord
+            JOIN runs r ON r.restaurant_id = ANY(ord.restaurant_ids) AND r.campus = ord.campus
+            JOIN places rd ON rd.id = r.destination_id
+            WHERE ord.id = \(orderId) AND r.status = 'open' AND r.closes_at > now()
+              AND \(ReadModels.unblocked("r.deliverer_id", "ord.orderer_id"))
+              AND r.deliverer_id <> ord.orderer_id
+              AND (ord.requested_run_id IS NULL OR r.id = ord.requested_run_id)
             """
-        ).map(Dispatch.Candidate.init(row:))
+        ) { try $0.map(Dispatch.Candidate.init(row:)) }
     }
 
     /// Open orders of a student on a campus (waiting, offered or matched), oldest first.
@@ -333,24 +372,24 @@ struct DeliveryPostgresRepository {
     }
 
     /// A live building of the campus, with its point.
-    func building(_ id: UUID, campus: String) throws -> PlaceSummary? {
-        try connection.query(
+    static func building(_ id: UUID, campus: String) -> PostgresRead<PlaceSummary?> {
+        PostgresRead(
             """
             SELECT id, name, latitude, longitude FROM places
             WHERE id = \(id) AND campus = \(campus) AND kind = 'building' AND NOT is_retired
             """
-        ).first.map { try PlaceSummary(row: $0, prefix: "") }
+        ) { try $0.first.map { try PlaceSummary(row: $0, prefix: "") } }
     }
 
     /// The name of the campus's building nearest `point` (within 500 m), for a destination given as a point.
-    func nearestBuildingName(to point: GeoPoint, campus: String) throws -> String? {
-        try connection.query(
+    static func nearestBuildingName(to point: GeoPoint, campus: String) -> PostgresRead<String?> {
+        PostgresRead(
             """
             SELECT name FROM places
             WHERE campus = \(campus) AND kind = 'building' AND NOT is_retired
               AND distance_meters(latitude, longitude, \(point.lat), \(point.lon)) <= 500
             ORDER BY distance_meters(latitude, longitude, \(point.lat), \(point.lon)) LIMIT 1
             """
-        ).first?.decode("name")
+        ) { try $0.first?.decode("name") }
     }
 }
