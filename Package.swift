@@ -206,7 +206,9 @@ let package = Package(
             exclude: ["Migrations"]),
         .testTarget(
             name: "MessagingTests",
-            dependencies: ["Messaging", "Postgres", "Contracts", "TestSupport", .serviceLifecycle],
+            dependencies: [
+                "Messaging", "Postgres", "Contracts", "TestSupport", .serviceLifecycle, .logging, .nioConcurrency,
+            ],
             path: "Tests/MessagingTests", exclude: ["Migrations"]),
         .testTarget(
             name: "AccountsTests",

@@ -21,6 +21,9 @@ func buildApplication(
     let live = LiveChannel(
         exchange: FeedRouting.liveExchange, amqpURL: configuration.amqpURL, status: builder.brokerStatus, logger: logger
     )
+    // NB: a committed entry reaches the sockets held here at once; the broker's copy, for the other replicas, is
+    // dropped here as a seq already sent.
+    builder.liveLoopback.connect(live)
     let repository = FeedPostgresRepository(database: builder.database)
     let dispatcher = PushDispatcher(
         repository: repository, sender: pushSender ?? LogPushSender(logger: logger), grace: pushGrace, logger: logger)

@@ -108,14 +108,20 @@ public struct EventConsumer: Service {
     /// arrives meanwhile can only wait in the consumer's buffer if the broker may send it; with 32 a busy queue's
     /// deliveries stopped at every commit.
     var prefetch: UInt16 = 128
+    /// Where the live messages of a committed batch go first, in this process.
+    let loopback: LiveLoopback
 
     /// Consumes the queues of `topology` with its handlers.
-    public init(topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus, logger: Logger) {
+    public init(
+        topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus, logger: Logger,
+        loopback: LiveLoopback = LiveLoopback()
+    ) {
         self.topology = topology
         self.postgresURL = postgresURL
         self.amqpURL = amqpURL
         self.status = status
         self.logger = logger
+        self.loopback = loopback
     }
 
     public func run() async throws {
@@ -149,6 +155,7 @@ public struct EventConsumer: Service {
                         batch.append(next)
                     }
                     let (outcomes, live) = try apply(batch, database)
+                    loopback.deliver(live)
                     for message in live {
                         _ = try broker.publish(
                             OutgoingMessage(

@@ -75,6 +75,17 @@ public final class LiveChannel: Service, Sendable {
         enqueue(.publish(routingKey, body))
     }
 
+    /// Hands the messages for this channel's exchange straight to the receiver, as if they had arrived. A consumer
+    /// in the same process does this once its batch committed (`LiveLoopback`), so that the sockets this process
+    /// holds get their entries without the broker's round trip; the broker's copies, which every other process
+    /// needs, arrive here too, and the receiver drops what it already has.
+    public func deliverHere(_ messages: [LiveMessage]) {
+        guard let receive = receiver.withLockedValue({ $0?.receive }) else { return }
+        for message in messages where message.exchange == exchange {
+            receive(message.routingKey, message.body)
+        }
+    }
+
     private func enqueue(_ command: Command) {
         let wasEmpty = commands.withLockedValue { commands in
             defer { commands.append(command) }
@@ -148,5 +159,22 @@ public final class LiveChannel: Service, Sendable {
                 _ = loop.sleep(seconds: delay)
             }
         }
+    }
+}
+
+/// The live channel of a consumer's own process, if it has one (set once, before the consumer runs): it gets the
+/// live messages of each committed batch before the broker does.
+public final class LiveLoopback: Sendable {
+    private let channel = NIOLockedValueBox<LiveChannel?>(nil)
+
+    public init() {}
+
+    public func connect(_ channel: LiveChannel) {
+        self.channel.withLockedValue { $0 = channel }
+    }
+
+    func deliver(_ messages: [LiveMessage]) {
+        guard !messages.isEmpty, let channel = channel.withLockedValue({ $0 }) else { return }
+        channel.deliverHere(messages)
     }
 }

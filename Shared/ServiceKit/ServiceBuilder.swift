@@ -17,6 +17,8 @@ public struct ServiceBuilder {
     public let brokerStatus = BrokerStatus()
     /// What `/metrics` shows; a service counts its own things here too.
     public let metrics = ServiceMetrics()
+    /// Where the consumer hands what it publishes live once committed, when the service holds sockets itself.
+    public let liveLoopback = LiveLoopback()
     public let router: Router<ServiceRequestContext>
     private let openAPI: String
     private var services: [any Service]
@@ -63,7 +65,7 @@ public struct ServiceBuilder {
             services.append(
                 EventConsumer(
                     topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
-                    status: brokerStatus, logger: logger))
+                    status: brokerStatus, logger: logger, loopback: liveLoopback))
         }
     }
 

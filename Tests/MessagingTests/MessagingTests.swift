@@ -1,5 +1,7 @@
 import Contracts
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
 import Postgres
 import ServiceLifecycle
 import TestSupport
@@ -292,5 +294,30 @@ struct MessagingFixture {
             $0 << 8 | UInt64($1)
         }
         #expect(milliseconds == 1_795_000_000_123)
+    }
+}
+
+@Suite struct LiveLoopbackTests {
+    @Test func aCommittedBatchsLiveMessagesReachTheProcesssOwnChannelForItsExchangeOnly() {
+        let channel = LiveChannel(
+            exchange: "live.test", amqpURL: "amqp://nobody:wrong@127.0.0.1:1/%2F", status: BrokerStatus(),
+            logger: Logger(label: "test"))
+        let received = NIOLockedValueBox<[String]>([])
+        channel.onReceive { key, body in
+            received.withLockedValue { $0.append("\(key) \(String(decoding: body, as: UTF8.self))") }
+        }
+        let loopback = LiveLoopback()
+        let messages = [
+            LiveMessage(exchange: "live.test", routingKey: "user.a", body: Data("1".utf8)),
+            LiveMessage(exchange: "elsewhere", routingKey: "user.a", body: Data("2".utf8)),
+            LiveMessage(exchange: "live.test", routingKey: "user.b", body: Data("3".utf8)),
+        ]
+
+        loopback.deliver(messages)
+        #expect(received.withLockedValue { $0 }.isEmpty)
+
+        loopback.connect(channel)
+        loopback.deliver(messages)
+        #expect(received.withLockedValue { $0 } == ["user.a 1", "user.b 3"])
     }
 }
