@@ -125,8 +125,10 @@ start_postgres() {
   fi
 
   log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+  # NB: the Swift tests run all at once, each with a database and pools of its own (a matching test's are 8 and 2
+  # connections, besides its relay's and consumer's): their peak passed a thousand connections.
   as_pg "$PGBIN/pg_ctl" start -w -t 60 -D "$PGDATA" -l "$LOGS/postgres.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN -c max_connections=1000 $(postgres_settings)" >/dev/null ||
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGRUN -c max_connections=2000 $(postgres_settings)" >/dev/null ||
     { show_log_tail "$LOGS/postgres.log"; die "PostgreSQL did not start"; }
 }
 
