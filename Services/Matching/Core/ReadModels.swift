@@ -194,13 +194,6 @@ public enum ReadModels {
         try !connection.query("SELECT 1 AS blocked WHERE NOT \(unblocked("\(a)::uuid", "\(b)::uuid"))").isEmpty
     }
 
-    /// A live place of the campus of the given kind (any kind when nil), or 404 naming `what`.
-    public static func place(
-        _ id: UUID, campus: String, kind: String?, what: String, on connection: PostgresConnection
-    ) throws -> PlaceReference {
-        try place(id, in: try connection.read(liveNames(of: [id], campus: campus, kind: kind)), what: what)
-    }
-
     /// The names of those of `ids` that are live places of the campus of the given kind (any kind when nil).
     public static func liveNames(of ids: [UUID], campus: String, kind: String?) -> PostgresRead<[UUID: String]> {
         PostgresRead(

@@ -45,16 +45,20 @@ public struct DeliverySteps: Sendable {
     ) async throws -> Run {
         try await withTransaction { transaction in
             let repository = transaction.repository
-            try ReadModels.requireActive(caller.userId, on: transaction.connection)
-            if let id, let existing = try repository.run(id: id) {
+            // NB: what the check-in needs checked is read in one round trip, and checked in the order it always was.
+            let (isActive, existing, restaurants, buildings) = try transaction.connection.read(
+                ReadModels.isActive(caller.userId),
+                DeliveryPostgresRepository.runs(where: "r.id = \(id)", from: nil).map(\.first),
+                ReadModels.liveNames(of: [restaurantId], campus: caller.campus, kind: "restaurant"),
+                ReadModels.liveNames(of: [destinationId], campus: caller.campus, kind: "building"))
+            try ReadModels.requireActive(isActive)
+            if id != nil, let existing {
                 try DeliveryAccess.checkRetry(ownerId: existing.delivererId, userId: caller.userId)
                 return existing
             }
             let id = id ?? UUID()
-            let restaurant = try transaction.place(
-                restaurantId, campus: caller.campus, kind: "restaurant", what: "restaurant")
-            let destination = try transaction.place(
-                destinationId, campus: caller.campus, kind: "building", what: "destination building")
+            let restaurant = try ReadModels.place(restaurantId, in: restaurants, what: "restaurant")
+            let destination = try ReadModels.place(destinationId, in: buildings, what: "destination building")
             let closesAt = Date().addingTimeInterval(TimeInterval(minutes * 60))
             guard
                 try repository.insertRun(

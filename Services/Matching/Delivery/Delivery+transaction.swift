@@ -18,11 +18,6 @@ struct DeliveryTransaction {
     /// The transaction's connection, for the outbox and the shared tables.
     var connection: PostgresConnection { repository.connection }
 
-    /// A live place of the campus of the given kind, or 404 naming `what`.
-    func place(_ id: UUID, campus: String, kind: String, what: String) throws -> PlaceReference {
-        try ReadModels.place(id, campus: campus, kind: kind, what: what, on: connection)
-    }
-
     /// What an order's destination reads: a live building of the campus (nil when there is none), or a point with
     /// the name of the building nearest it. `destination(_:read:campus:)` checks it.
     static func destinationRead(_ destination: OrderDestination, campus: String) -> PostgresRead<PlaceSummary?> {
@@ -53,8 +48,10 @@ struct DeliveryTransaction {
     /// Offers the seats a run has free (it opened, or an offer on it ended, or a match on it did) to the orders waiting
     /// at its restaurant, oldest first.
     func fillSeats(of runId: UUID) throws {
-        guard try repository.freeSeats(runId: runId) > 0, let run = try repository.restaurantAndCampus(ofRun: runId)
-        else { return }
+        let (freeSeats, place) = try connection.read(
+            DeliveryPostgresRepository.freeSeats(runId: runId),
+            DeliveryPostgresRepository.restaurantAndCampus(ofRun: runId))
+        guard freeSeats > 0, let run = place else { return }
         for orderId in try repository.lockWaitingOrders(restaurantId: run.restaurantId, campus: run.campus) {
             guard try repository.freeSeats(runId: runId) > 0 else { break }
             try dispatch(orderId: orderId)

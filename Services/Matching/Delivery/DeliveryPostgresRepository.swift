@@ -101,11 +101,11 @@ struct DeliveryPostgresRepository {
     }
 
     /// The restaurant and campus of a run, for the orders waiting there.
-    func restaurantAndCampus(ofRun id: UUID) throws -> (restaurantId: UUID, campus: String)? {
-        guard let row = try connection.query("SELECT restaurant_id, campus FROM runs WHERE id = \(id)").first else {
-            return nil
+    static func restaurantAndCampus(ofRun id: UUID) -> PostgresRead<(restaurantId: UUID, campus: String)?> {
+        PostgresRead("SELECT restaurant_id, campus FROM runs WHERE id = \(id)") { rows in
+            guard let row = rows.first else { return nil }
+            return (try row.decode("restaurant_id"), try row.decode("campus"))
         }
-        return (try row.decode("restaurant_id"), try row.decode("campus"))
     }
 
     /// The seats of an open run neither held by a match nor offered; 0 for a run that is not open.
