@@ -48,7 +48,7 @@ public struct DeliverySteps: Sendable {
             // NB: what the check-in needs checked is read in one round trip, and checked in the order it always was.
             let (isActive, existing, restaurants, buildings) = try transaction.connection.read(
                 ReadModels.isActive(caller.userId),
-                DeliveryPostgresRepository.runs(where: "r.id = \(id)", from: nil).map(\.first),
+                DeliveryPostgresRepository.run(id: id),
                 ReadModels.liveNames(of: [restaurantId], campus: caller.campus, kind: "restaurant"),
                 ReadModels.liveNames(of: [destinationId], campus: caller.campus, kind: "building"))
             try ReadModels.requireActive(isActive)
@@ -128,7 +128,7 @@ public struct DeliverySteps: Sendable {
                     ReadModels.isActive(caller.userId), Reads.orderOwner(id: id),
                     ReadModels.liveNames(of: restaurantIds, campus: caller.campus, kind: "restaurant"),
                     DeliveryTransaction.destinationRead(destination, campus: caller.campus),
-                    Reads.runs(where: "r.id = \(runId)", from: nil).map(\.first), Reads.campus(ofRun: runId),
+                    Reads.run(id: runId), Reads.campus(ofRun: runId),
                     Reads.isBlocked(delivererOf: runId, with: caller.userId), Reads.lockOrders(of: caller.userId),
                     Reads.countOpenOrders(ordererId: caller.userId))
             try ReadModels.requireActive(isActive)

@@ -29,7 +29,12 @@ struct DeliveryPostgresRepository {
     }
 
     func run(id: UUID) throws -> Run? {
-        try runs(where: "r.id = \(id)", from: nil).first
+        try connection.read(Self.run(id: id))
+    }
+
+    /// The run, or nil when there is none (or no id).
+    static func run(id: UUID?) -> PostgresRead<Run?> {
+        runs(where: "r.id = \(id)", from: nil).map(\.first)
     }
 
     func lockRun(id: UUID) throws -> Run? {
