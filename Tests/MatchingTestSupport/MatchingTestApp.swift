@@ -33,9 +33,14 @@ public struct MatchingTestApp: ServiceTestApp, Sendable {
     public static func make(flows: [any MatchingFlow.Type], _ overrides: [String: String] = [:]) async throws
         -> MatchingTestApp
     {
+        // A delivery offer lasts ten minutes unless a test sets it: with every suite at once, a test's steps between
+        // an offer and its accept have taken longer than the 25 s default, and the accept found the offer expired.
+        let defaults = [
+            "POSTGRES_POOL_SIZE": "4", "SCHEDULER_INTERVAL_SECONDS": "0.1", "DELIVERY_OFFER_WINDOW_SECONDS": "600",
+        ]
         let service = try await TestService.make(
             "matching", directories: [MatchingMigrations.directory] + flows.compactMap { $0.migrations }, poolSize: 8,
-            environment: ["POSTGRES_POOL_SIZE": "4", "SCHEDULER_INTERVAL_SECONDS": "0.1"].merging(overrides) { $1 })
+            environment: defaults.merging(overrides) { $1 })
         try await service.database.pool.transaction { connection in
             for place in [unicafe, porthania, metsatalo, farBuilding] {
                 try ReadModels.applyPlace(place, version: 1, isRetired: false, on: connection)
