@@ -275,6 +275,63 @@ struct MessagingFixture {
         #expect(inbox == 100)
         #expect(fixture.consumed == 100)
     }
+
+    @Test func aRelayWithASmallWindowDeliversEveryEventOnceInTheOrderWritten() async throws {
+        let fixture = try await MessagingFixture.make()
+        let events = (1...100).map { ThingHappened(thingId: UUID(), sequence: $0) }
+        var relay = fixture.relay
+        (relay.window, relay.batchSize) = (3, 2)
+        try await runBriefly([relay, fixture.consumerService()]) {
+            try await fixture.emit(events)
+            try await eventually("the outbox drained and the queue emptied") {
+                try await fixture.everythingPublishedIsConsumed()
+            }
+        }
+        let applied: [Int] = try await fixture.consumer.pool.query("SELECT sequence FROM applied ORDER BY position")
+            .map { try $0.decode("sequence") }
+
+        #expect(applied == Array(1...100))
+        #expect(fixture.consumed == 100)
+    }
+
+    @Test func aRowCommittedAfterALaterOneIsPublishedToo() async throws {
+        let fixture = try await MessagingFixture.make()
+        let (first, second) = (ThingHappened(thingId: UUID(), sequence: 1), ThingHappened(thingId: UUID(), sequence: 2))
+        let slow = try PostgresConnection(url: fixture.producer.url)
+        try await fixture.running {
+            // The first row takes its place in the outbox before the second, and commits after it is published.
+            try slow.query("BEGIN")
+            try Outbox.append(first, on: slow)
+            try slow.query("SELECT 1")
+            try await fixture.emit([second])
+            try await eventually("the second event applied") { try await fixture.appliedSequences() == [2] }
+            try slow.query("COMMIT")
+            try await eventually("the first event applied") { try await fixture.appliedSequences() == [1, 2] }
+        }
+        let written: [Int] = try await fixture.producer.pool.query(
+            "SELECT (payload->>'sequence')::int AS sequence FROM outbox ORDER BY seq"
+        ).map { try $0.decode("sequence") }
+
+        #expect(written == [1, 2], "the first event's row came first in the outbox")
+    }
+}
+
+@Suite struct PublisherConfirmsTests {
+    @Test func tagsSettleOneByOneOutOfOrderAndManyAtOnce() {
+        var confirms = PublisherConfirms()
+        confirms.settle(2, multiple: false, refused: false)
+        #expect(confirms.settledThrough == 0)
+        confirms.settle(1, multiple: false, refused: false)
+        #expect(confirms.settledThrough == 2)
+        confirms.settle(5, multiple: false, refused: true)
+        confirms.settle(4, multiple: true, refused: false)
+        #expect(confirms.settledThrough == 5)
+        confirms.settle(9, multiple: true, refused: true)
+        #expect(confirms.settledThrough == 9)
+        #expect(confirms.refused == [5, 6, 7, 8, 9])
+        confirms.settle(3, multiple: false, refused: true)
+        #expect(confirms.refused == [5, 6, 7, 8, 9], "a tag settled before is not settled again")
+    }
 }
 
 @Suite struct TimeOrderedIDTests {
