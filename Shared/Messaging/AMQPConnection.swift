@@ -172,43 +172,54 @@ final class AMQPConnection {
         return nextPublishTag
     }
 
-    /// Reads frames until every tag through `lastTag` is settled or `timeout` passes.
-    func waitForConfirms(through lastTag: UInt64, into confirms: inout PublisherConfirms, timeout: Double) throws {
+    /// Reads frames until every tag from `firstTag` to `lastTag` is confirmed or `timeout` passes. Returns the tags the broker
+    /// refused (nack) and the message ids it returned as unroutable.
+    func waitForConfirms(from firstTag: UInt64, through lastTag: UInt64, timeout: Double) throws -> (
+        nacked: Set<UInt64>, returned: Set<String>
+    ) {
+        var confirmedThrough = firstTag - 1
+        var confirmed = Set<UInt64>()
+        var nacked = Set<UInt64>()
+        var returned = Set<String>()
         let deadline = Date().addingTimeInterval(timeout)
-        while confirms.settledThrough < lastTag {
+        func settle(_ tag: UInt64, multiple: Bool, refused: Bool) {
+            if multiple {
+                for pending in (confirmedThrough + 1)...max(tag, confirmedThrough + 1)
+                where !confirmed.contains(pending) {
+                    if refused { nacked.insert(pending) }
+                    confirmed.insert(pending)
+                }
+            } else {
+                if refused { nacked.insert(tag) }
+                confirmed.insert(tag)
+            }
+            while confirmed.contains(confirmedThrough + 1) { confirmedThrough += 1 }
+        }
+        while confirmedThrough < lastTag {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw AMQPError("timed out waiting for publisher confirms") }
-            try readConfirms(into: &confirms, timeout: remaining)
-        }
-    }
-
-    /// Reads the confirms and returned messages the broker has sent, waiting up to `timeout` for the first frame
-    /// and not at all for more. Also lets librabbitmq send and check heartbeats.
-    func readConfirms(into confirms: inout PublisherConfirms, timeout: Double) throws {
-        var wait = timeval(seconds: timeout)
-        while true {
             var frame = amqp_frame_t()
+            var wait = timeval(seconds: remaining)
             let status = amqp_simple_wait_frame_noblock(state, &frame, &wait)
-            if status == AMQP_STATUS_TIMEOUT.rawValue { return }
+            if status == AMQP_STATUS_TIMEOUT.rawValue { continue }
             guard status == AMQP_STATUS_OK.rawValue else {
                 throw AMQPError("waiting for confirms: \(Self.describe(status: status))")
             }
-            wait = timeval(seconds: 0)
             guard frame.frame_type == UInt8(AMQP_FRAME_METHOD) else { continue }
             let method = frame.payload.method
             switch method.id {
             case AMQP_BASIC_ACK_METHOD:
                 let ack = method.decoded.assumingMemoryBound(to: amqp_basic_ack_t.self).pointee
-                confirms.settle(ack.delivery_tag, multiple: ack.multiple != 0, refused: false)
+                settle(ack.delivery_tag, multiple: ack.multiple != 0, refused: false)
             case AMQP_BASIC_NACK_METHOD:
                 let nack = method.decoded.assumingMemoryBound(to: amqp_basic_nack_t.self).pointee
-                confirms.settle(nack.delivery_tag, multiple: nack.multiple != 0, refused: true)
+                settle(nack.delivery_tag, multiple: nack.multiple != 0, refused: true)
             case AMQP_BASIC_RETURN_METHOD:
                 var message = amqp_message_t()
                 let reply = amqp_read_message(state, channel, &message, 0)
                 try Self.check(reply, "reading a returned message")
                 if message.properties._flags & amqp_flags_t(AMQP_BASIC_MESSAGE_ID_FLAG) != 0 {
-                    confirms.returned.append(String(bytes: message.properties.message_id))
+                    returned.insert(String(bytes: message.properties.message_id))
                 }
                 amqp_destroy_message(&message)
             case AMQP_CHANNEL_CLOSE_METHOD:
@@ -222,19 +233,7 @@ final class AMQPConnection {
                 continue
             }
         }
-    }
-
-    /// Waits until the broker's socket or `other` has something to read, or `timeout` passes; returns at once when
-    /// librabbitmq already holds what the broker sent.
-    func waitForInput(orReadable other: Int32, timeout: Double) throws {
-        guard amqp_frames_enqueued(state) == 0, amqp_data_in_buffer(state) == 0 else { return }
-        var descriptors = [
-            pollfd(fd: amqp_get_sockfd(state), events: Int16(POLLIN), revents: 0),
-            pollfd(fd: other, events: Int16(POLLIN), revents: 0),
-        ]
-        if poll(&descriptors, 2, Int32(timeout * 1000)) < 0 && errno != EINTR {
-            throw AMQPError("poll failed: \(String(cString: strerror(errno)))")
-        }
+        return (nacked, returned)
     }
 
     /// Lets librabbitmq send and check heartbeats on an otherwise idle connection.
@@ -368,33 +367,6 @@ struct OutgoingMessage {
     var traceparent: String?
     var contentType = "application/json"
     var body: Data
-}
-
-/// What the broker has settled of the messages published on a channel in confirm mode, by confirm tag.
-struct PublisherConfirms {
-    /// Every tag up to this one is settled.
-    private(set) var settledThrough: UInt64 = 0
-    /// Tags settled above `settledThrough`, out of order.
-    private var settledAbove: Set<UInt64> = []
-    /// The tags the broker refused (nack).
-    private(set) var refused: Set<UInt64> = []
-    /// The message ids the broker returned as unroutable.
-    var returned: [String] = []
-
-    mutating func settle(_ tag: UInt64, multiple: Bool, refused isRefused: Bool) {
-        if multiple {
-            for pending in (settledThrough + 1)..<max(tag + 1, settledThrough + 1) where !settledAbove.contains(pending)
-            {
-                if isRefused { refused.insert(pending) }
-            }
-            settledThrough = max(settledThrough, tag)
-            settledAbove = settledAbove.filter { $0 > settledThrough }
-        } else if tag > settledThrough {
-            if isRefused { refused.insert(tag) }
-            settledAbove.insert(tag)
-        }
-        while settledAbove.remove(settledThrough + 1) != nil { settledThrough += 1 }
-    }
 }
 
 /// A message as the broker delivered it.

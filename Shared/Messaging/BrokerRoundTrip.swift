@@ -48,7 +48,6 @@ public struct BrokerRoundTrip: Sendable {
         let body = Data(repeating: UInt8(ascii: "x"), count: bodySize)
         var samples: [Sample] = []
         samples.reserveCapacity(count)
-        var confirms = PublisherConfirms()
         for index in 0..<(warmUp + count) {
             let start = DispatchTime.now().uptimeNanoseconds
             let messageId = UUID().uuidString
@@ -57,10 +56,8 @@ public struct BrokerRoundTrip: Sendable {
                     exchange: "", routingKey: queue, messageId: messageId, type: "benchmark.round-trip",
                     timestamp: Date(),
                     body: body))
-            try publisher.waitForConfirms(through: tag, into: &confirms, timeout: 10)
-            guard confirms.refused.isEmpty, confirms.returned.isEmpty else {
-                throw AMQPError("the broker refused a round-trip message")
-            }
+            let (nacked, returned) = try publisher.waitForConfirms(from: tag, through: tag, timeout: 10)
+            guard nacked.isEmpty, returned.isEmpty else { throw AMQPError("the broker refused a round-trip message") }
             let confirmed = DispatchTime.now().uptimeNanoseconds
             var delivery: Delivery?
             while delivery == nil {

@@ -4,9 +4,8 @@ import Postgres
 import ServiceLifecycle
 
 /// Publishes a service's outbox to its exchange, in order, marking a row sent only after the broker confirmed it.
-/// Every replica runs one; a PostgreSQL advisory lock makes exactly one of them active. Rows committed while earlier
-/// ones await their confirms are published at once, up to `window` unconfirmed. It wakes on NOTIFY and on confirms,
-/// and reads the outbox at least once a second; once an hour it deletes rows sent more than `Outbox.retention` ago.
+/// Every replica runs one; a PostgreSQL advisory lock makes exactly one of them active. It wakes on NOTIFY and
+/// polls every second; once an hour it deletes rows sent more than `Outbox.retention` ago.
 public struct OutboxRelay: Service {
     let topology: Topology
     let postgresURL: String
@@ -14,10 +13,6 @@ public struct OutboxRelay: Service {
     let status: BrokerStatus
     let logger: Logger
     var batchSize = 100
-    /// How many messages may await their confirms at once.
-    var window = 500
-    /// How long the broker may take to confirm a message before the relay reconnects and publishes it again.
-    var confirmTimeout: TimeInterval = 30
     /// The types the service declared it publishes.
     let declaredTypes: Set<String>
 
@@ -49,7 +44,6 @@ public struct OutboxRelay: Service {
                 backoff.reset()
                 var isActive = false
                 var pruning = HourlyPrune()
-                var inFlight = InFlight()
                 while !loop.isStopping {
                     if !isActive {
                         isActive =
@@ -65,7 +59,10 @@ public struct OutboxRelay: Service {
                         }
                     }
                     try pruning.runIfDue(logger: logger, "pruned sent outbox rows") { try Outbox.prune(on: database) }
-                    try step(database, broker, &inFlight)
+                    if try publishBatch(database, broker) < batchSize {
+                        _ = try database.waitForNotifications(timeout: 1)
+                        try broker.serviceHeartbeats()
+                    }
                 }
             } catch {
                 status.set("relay", connected: false)
@@ -76,46 +73,17 @@ public struct OutboxRelay: Service {
         }
     }
 
-    /// The messages published on this connection and not yet marked sent, oldest first.
-    struct InFlight {
-        var rows: [(tag: UInt64, seq: Int64, id: UUID, publishedAt: Date)] = []
-        var confirms = PublisherConfirms()
-        /// Whether unsent rows may be waiting: a NOTIFY came, the last read was full, or a second passed.
-        var mayHaveMore = true
-        var nextRead = Date()
-    }
-
-    /// Publishes what waits (up to the window), marks what the broker confirmed sent, and waits for a NOTIFY or a
-    /// confirm when nothing more can be published yet.
-    private func step(_ database: PostgresConnection, _ broker: AMQPConnection, _ inFlight: inout InFlight) throws {
-        if inFlight.mayHaveMore || Date() >= inFlight.nextRead, inFlight.rows.count < window {
-            let limit = min(batchSize, window - inFlight.rows.count)
-            let published = try publish(limit: limit, database, broker, &inFlight)
-            inFlight.mayHaveMore = published == limit
-            inFlight.nextRead = Date().addingTimeInterval(1)
-        }
-        try broker.readConfirms(into: &inFlight.confirms, timeout: 0)
-        try markSent(database, &inFlight)
-        if inFlight.mayHaveMore && inFlight.rows.count < window { return }
-        if try !database.waitForNotifications(timeout: 0).isEmpty {
-            inFlight.mayHaveMore = true
-            return
-        }
-        let wait = inFlight.nextRead.timeIntervalSinceNow
-        try broker.waitForInput(orReadable: database.socket, timeout: max(0, min(1, wait)))
-        inFlight.mayHaveMore = try !database.waitForNotifications(timeout: 0).isEmpty
-    }
-
-    /// Publishes up to `limit` unsent rows that are not in flight, in order; returns how many it published.
-    private func publish(
-        limit: Int, _ database: PostgresConnection, _ broker: AMQPConnection, _ inFlight: inout InFlight
-    ) throws -> Int {
+    /// Publishes up to `batchSize` unsent rows and marks the confirmed ones sent; returns how many it published.
+    private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection) throws -> Int {
         let rows = try database.query(
             """
-            SELECT seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange, routing_key
-            FROM outbox WHERE sent_at IS NULL AND seq <> ALL(\(inFlight.rows.map { String($0.seq) })::bigint[])
-            ORDER BY seq LIMIT \(limit)
+            SELECT id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange, routing_key
+            FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT \(batchSize)
             """)
+        guard !rows.isEmpty else { return 0 }
+        var ids: [String] = []
+        var firstTag: UInt64?
+        var lastTag: UInt64 = 0
         for row in rows {
             let id = try row.decode("id", as: UUID.self)
             let type = try row.decode("type", as: String.self)
@@ -124,7 +92,7 @@ public struct OutboxRelay: Service {
             if exchange == nil && !declaredTypes.contains(type) {
                 logger.error("publishing an event type the service does not declare", metadata: ["type": "\(type)"])
             }
-            let tag = try broker.publish(
+            lastTag = try broker.publish(
                 OutgoingMessage(
                     exchange: exchange ?? Topology.exchange(of: topology.service),
                     routingKey: try row.decode("routing_key") ?? type,
@@ -132,36 +100,24 @@ public struct OutboxRelay: Service {
                     type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
                     traceparent: try row.decode("traceparent"),
                     body: Data(try row.decode("payload", as: String.self).utf8)))
-            inFlight.rows.append((tag, try row.decode("seq"), id, Date()))
+            firstTag = firstTag ?? lastTag
+            ids.append(id.uuidString)
         }
-        return rows.count
-    }
-
-    /// Marks the rows the broker confirmed sent, oldest first, up to the first one it has not confirmed yet.
-    private func markSent(_ database: PostgresConnection, _ inFlight: inout InFlight) throws {
-        guard inFlight.confirms.refused.isEmpty else {
+        let (nacked, returned) = try broker.waitForConfirms(from: firstTag ?? lastTag, through: lastTag, timeout: 30)
+        guard nacked.isEmpty else {
             // NB: rows stay unsent and go again in order; consumers drop the copies that did arrive.
-            throw AMQPError("the broker refused \(inFlight.confirms.refused.count) messages")
+            throw AMQPError("the broker refused \(nacked.count) of \(rows.count) messages")
         }
         // NB: an event no consumer has bound yet comes back unrouted; a consumer binds its queues when it starts.
-        for messageId in inFlight.confirms.returned {
+        for messageId in returned {
             logger.debug("no queue took a message", metadata: ["messageId": "\(messageId)"])
         }
-        inFlight.confirms.returned.removeAll()
-        let confirmed = inFlight.rows.prefix { $0.tag <= inFlight.confirms.settledThrough }
-        if let oldest = inFlight.rows.dropFirst(confirmed.count).first,
-            Date().timeIntervalSince(oldest.publishedAt) > confirmTimeout
-        {
-            throw AMQPError("timed out waiting for publisher confirms")
-        }
-        guard !confirmed.isEmpty else { return }
         // NB: not durable: a mark lost in a crash of the server sends its rows again, with the same message ids,
         // which consumers' inboxes drop; waiting for the disk here held up the next batch on every one.
         try database.transaction(durable: false) { connection in
-            try connection.enqueue(
-                "UPDATE outbox SET sent_at = now() WHERE seq = ANY(\(confirmed.map { String($0.seq) })::bigint[])")
+            try connection.enqueue("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
         }
-        inFlight.rows.removeFirst(confirmed.count)
+        return rows.count
     }
 
     static let lockKey: Int64 = 0x7461_7272_6172_6502

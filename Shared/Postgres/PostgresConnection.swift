@@ -327,9 +327,6 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// The connection's socket, to wait on together with others; -1 when it has none.
-    public var socket: Int32 { PQsocket(connection) }
-
     /// Waits up to `timeout` seconds for NOTIFY messages on channels this connection LISTENs to.
     public func waitForNotifications(timeout: Double) throws -> [PostgresNotification] {
         var notifications = drainNotifications()

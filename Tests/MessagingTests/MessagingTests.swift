@@ -276,24 +276,6 @@ struct MessagingFixture {
         #expect(fixture.consumed == 100)
     }
 
-    @Test func aRelayWithASmallWindowDeliversEveryEventOnceInTheOrderWritten() async throws {
-        let fixture = try await MessagingFixture.make()
-        let events = (1...100).map { ThingHappened(thingId: UUID(), sequence: $0) }
-        var relay = fixture.relay
-        (relay.window, relay.batchSize) = (3, 2)
-        try await runBriefly([relay, fixture.consumerService()]) {
-            try await fixture.emit(events)
-            try await eventually("the outbox drained and the queue emptied") {
-                try await fixture.everythingPublishedIsConsumed()
-            }
-        }
-        let applied: [Int] = try await fixture.consumer.pool.query("SELECT sequence FROM applied ORDER BY position")
-            .map { try $0.decode("sequence") }
-
-        #expect(applied == Array(1...100))
-        #expect(fixture.consumed == 100)
-    }
-
     @Test func aRowCommittedAfterALaterOneIsPublishedToo() async throws {
         let fixture = try await MessagingFixture.make()
         let (first, second) = (ThingHappened(thingId: UUID(), sequence: 1), ThingHappened(thingId: UUID(), sequence: 2))
@@ -313,24 +295,6 @@ struct MessagingFixture {
         ).map { try $0.decode("sequence") }
 
         #expect(written == [1, 2], "the first event's row came first in the outbox")
-    }
-}
-
-@Suite struct PublisherConfirmsTests {
-    @Test func tagsSettleOneByOneOutOfOrderAndManyAtOnce() {
-        var confirms = PublisherConfirms()
-        confirms.settle(2, multiple: false, refused: false)
-        #expect(confirms.settledThrough == 0)
-        confirms.settle(1, multiple: false, refused: false)
-        #expect(confirms.settledThrough == 2)
-        confirms.settle(5, multiple: false, refused: true)
-        confirms.settle(4, multiple: true, refused: false)
-        #expect(confirms.settledThrough == 5)
-        confirms.settle(9, multiple: true, refused: true)
-        #expect(confirms.settledThrough == 9)
-        #expect(confirms.refused == [5, 6, 7, 8, 9])
-        confirms.settle(3, multiple: false, refused: true)
-        #expect(confirms.refused == [5, 6, 7, 8, 9], "a tag settled before is not settled again")
     }
 }
 

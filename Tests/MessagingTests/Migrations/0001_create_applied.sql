@@ -1,7 +1,5 @@
 CREATE TABLE applied (
     event_id uuid NOT NULL,
     sequence integer NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now(),
-    -- The order the consumer applied events in.
-    position bigserial
+    applied_at timestamptz NOT NULL DEFAULT now()
 );
