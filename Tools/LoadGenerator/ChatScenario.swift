@@ -73,7 +73,7 @@ struct ChatScenario {
         let students = population.students
         let next = NIOLockedValueBox(0)
         return await withTaskGroup(of: [Pair].self) { group in
-            for _ in 0..<16 {
+            for _ in 0..<options.pairingConcurrency {
                 group.addTask {
                     var made: [Pair] = []
                     while true {

@@ -26,6 +26,9 @@ struct LoadOptions: ParsableArguments, Sendable {
     var sockets = 200
     @Option(help: "chat: seconds between one student's messages, 0 back to back.")
     var messageInterval = 1.0
+    @Option(
+        help: "chat: pairs made at once before the measured phase (each a check-in, an order, its offer, an accept).")
+    var pairingConcurrency = 16
     @Option(help: "rides: how many drivers online, each sending a position every --position-every s.")
     var drivers = 2000
     @Option(help: "rides: how many rides in progress (a rider each, with a driver of the --drivers).")
@@ -82,6 +85,7 @@ struct LoadOptions: ParsableArguments, Sendable {
             throw ValidationError(
                 "--students and --sockets need at least 2, --seconds more than 0, --deliverer-share 0.05 to 0.95")
         }
+        guard pairingConcurrency >= 1 else { throw ValidationError("--pairing-concurrency needs at least 1") }
         guard rides >= 1, drivers >= rides, positionEvery >= 1 else {
             throw ValidationError("--rides needs at least 1, --drivers at least as many, --position-every at least 1 s")
         }
