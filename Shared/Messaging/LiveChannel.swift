@@ -79,7 +79,7 @@ public final class LiveChannel: Service, Sendable {
     /// in the same process does this once its batch committed (`LiveLoopback`), so that the sockets this process
     /// holds get their entries without the broker's round trip; the broker's copies, which every other process
     /// needs, arrive here too, and the receiver drops what it already has.
-    public func deliverHere(_ messages: [LiveMessage]) {
+    func deliverHere(_ messages: [LiveMessage]) {
         guard let receive = receiver.withLockedValue({ $0?.receive }) else { return }
         for message in messages where message.exchange == exchange {
             receive(message.routingKey, message.body)

@@ -239,14 +239,16 @@ struct DeliveryPostgresRepository {
     /// Returns the order's new version (nil when there is no such order).
     @discardableResult
     func setOrderStatus(_ id: UUID, _ status: OrderStatus) throws -> Int64? {
-        try connection.query(
-            "UPDATE orders SET status = \(status.rawValue), version = version + 1 WHERE id = \(id) RETURNING version"
-        ).first?.decode("version")
+        try connection.query("\(Self.statusUpdate(id, status)) RETURNING version").first?.decode("version")
     }
 
     /// `setOrderStatus` for a caller that needs no version back: it goes with the transaction's next statement.
     func queueOrderStatus(_ id: UUID, _ status: OrderStatus) throws {
-        try connection.enqueue("UPDATE orders SET status = \(status.rawValue), version = version + 1 WHERE id = \(id)")
+        try connection.enqueue(Self.statusUpdate(id, status))
+    }
+
+    private static func statusUpdate(_ id: UUID, _ status: OrderStatus) -> SQL {
+        "UPDATE orders SET status = \(status.rawValue), version = version + 1 WHERE id = \(id)"
     }
 
     /// The open runs that could take an order: at any of its restaurants, on its campus, not its orderer's, the one it asks for
