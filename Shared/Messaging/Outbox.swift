@@ -71,16 +71,37 @@ public enum Outbox {
     /// How long a sent row is kept (to see what went out when): a week.
     static let retention: TimeInterval = 7 * 24 * 3600
 
-    /// Deletes rows sent more than `retention` ago, a few thousand per statement; returns how many.
+    /// Deletes the rows sent more than `retention` ago that come before every row still unsent or sent since, a few
+    /// thousand per statement; returns how many.
+    ///
+    /// NB: the relay sends in `seq` order, so what is due is a prefix of the table, found and deleted along the
+    /// primary key: an hourly prune with nothing to do reads a row or two. A condition on `sent_at` alone is a scan
+    /// of the whole table (a second for two million rows), and the relay publishes nothing while it runs.
     @discardableResult
     static func prune(on connection: PostgresConnection) throws -> Int {
-        try deleteInChunks(on: connection) { chunk in
-            """
-            DELETE FROM outbox WHERE seq IN (
-                SELECT seq FROM outbox WHERE sent_at < \(Date().addingTimeInterval(-retention)) ORDER BY seq LIMIT \(chunk))
-            RETURNING 1
-            """
+        let cutoff = Date().addingTimeInterval(-retention)
+        guard
+            let bounds = try connection.query(
+                """
+                SELECT min(seq) AS first, coalesce(
+                    (SELECT seq FROM outbox WHERE sent_at IS NULL OR sent_at >= \(cutoff) ORDER BY seq LIMIT 1),
+                    max(seq) + 1) AS bound
+                FROM outbox
+                """
+            ).first,
+            var low = try bounds.decode("first", as: Int64?.self),
+            let bound = try bounds.decode("bound", as: Int64?.self)
+        else { return 0 }
+        var total = 0
+        while low < bound {
+            let high = min(low + Int64(chunk), bound)
+            // NB: `sent_at` again: a row whose seq is below the bound may have committed since it was found.
+            total += try connection.query(
+                "DELETE FROM outbox WHERE seq >= \(low) AND seq < \(high) AND sent_at < \(cutoff) RETURNING 1"
+            ).count
+            low = high
         }
+        return total
     }
 }
 
@@ -106,18 +127,28 @@ public enum Inbox {
     /// consumer to come back, two weeks.
     static let retention: TimeInterval = 14 * 24 * 3600
 
-    /// Forgets message ids received more than `retention` ago; returns how many.
+    /// Forgets message ids received more than `retention` ago, a few thousand per statement; returns how many.
+    /// (`received_at` has a BRIN index: rows arrive in time order, and the index costs next to nothing to keep.)
     @discardableResult
     static func prune(on connection: PostgresConnection) throws -> Int {
-        try deleteInChunks(on: connection) { chunk in
-            """
-            DELETE FROM inbox WHERE message_id IN (
-                SELECT message_id FROM inbox WHERE received_at < \(Date().addingTimeInterval(-retention)) LIMIT \(chunk))
-            RETURNING 1
-            """
+        let cutoff = Date().addingTimeInterval(-retention)
+        var total = 0
+        while true {
+            let deleted = try connection.query(
+                """
+                DELETE FROM inbox WHERE message_id IN (
+                    SELECT message_id FROM inbox WHERE received_at < \(cutoff) LIMIT \(chunk))
+                RETURNING 1
+                """
+            ).count
+            total += deleted
+            if deleted < chunk { return total }
         }
     }
 }
+
+/// Rows a prune deletes in one statement (and so one short transaction).
+private let chunk = 5_000
 
 /// Runs a prune of the messaging tables at most once an hour, from a relay's or a consumer's own loop.
 struct HourlyPrune {
@@ -128,17 +159,6 @@ struct HourlyPrune {
         let pruned = try prune()
         if pruned > 0 { logger.info(message, metadata: ["rows": "\(pruned)"]) }
         due = Date().addingTimeInterval(3600)
-    }
-}
-
-/// Runs a DELETE of at most `chunk` rows, each in its own short transaction, until one deletes fewer.
-private func deleteInChunks(on connection: PostgresConnection, _ statement: (Int) -> SQL) throws -> Int {
-    let chunk = 5_000
-    var total = 0
-    while true {
-        let deleted = try connection.query(statement(chunk)).count
-        total += deleted
-        if deleted < chunk { return total }
     }
 }
 

@@ -153,8 +153,10 @@ struct MessagingFixture {
 
     @Test func sentOutboxRowsAndRememberedMessageIdsArePrunedWhenOld() async throws {
         let fixture = try await MessagingFixture.make()
-        let (oldSent, recentSent, oldMessage, recentMessage) = (UUID(), UUID(), UUID(), UUID())
-        for (id, daysAgo) in [(oldSent, 8.0), (recentSent, 1.0)] {
+        let (oldestSent, oldSent, recentSent, oldAfterIt) = (UUID(), UUID(), UUID(), UUID())
+        let (oldMessage, recentMessage) = (UUID(), UUID())
+        // In seq order: two rows sent long ago, one sent yesterday (it committed late), and one sent long ago.
+        for (id, daysAgo) in [(oldestSent, 9.0), (oldSent, 8.0), (recentSent, 1.0), (oldAfterIt, 8.0)] {
             let at = Date().addingTimeInterval(-daysAgo * 24 * 3600)
             try await fixture.producer.pool.query(
                 """
@@ -169,21 +171,28 @@ struct MessagingFixture {
         }
 
         try await fixture.running {
-            try await eventually("the old outbox row and the old message id pruned") {
+            try await eventually("the old outbox rows and the old message id pruned") {
                 let outboxRows = try await fixture.producer.pool.query("SELECT 1 FROM outbox").count
                 let inboxRows = try await fixture.consumer.pool.query("SELECT 1 FROM inbox").count
-                return outboxRows == 1 && inboxRows == 1
+                return outboxRows == 2 && inboxRows == 1
             }
         }
-        let outbox = try await fixture.producer.pool.query("SELECT id FROM outbox").map {
+        let outbox = try await fixture.producer.pool.query("SELECT id FROM outbox ORDER BY seq").map {
             try $0.decode("id", as: UUID.self)
         }
         let inbox = try await fixture.consumer.pool.query("SELECT message_id FROM inbox").map {
             try $0.decode("message_id", as: UUID.self)
         }
+        // Once the row before it is due too, the last goes with it: every row goes when all are due.
+        try await fixture.producer.pool.query(
+            "UPDATE outbox SET sent_at = \(Date().addingTimeInterval(-8 * 24 * 3600)) WHERE id = \(recentSent)")
+        let prunedWhenAllAreDue = try await fixture.producer.pool.withConnection { try Outbox.prune(on: $0) }
+        let outboxLeft = try await fixture.producer.pool.query("SELECT 1 FROM outbox").count
 
-        #expect(outbox == [recentSent])
+        // NB: a due row behind one not yet due waits for it: the prune follows seq and stops at the first.
+        #expect(outbox == [recentSent, oldAfterIt])
         #expect(inbox == [recentMessage])
+        #expect(prunedWhenAllAreDue == 2 && outboxLeft == 0)
     }
 
     @Test func aMessageDeliveredTwiceIsAppliedOnce() async throws {
