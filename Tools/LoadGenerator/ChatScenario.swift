@@ -22,8 +22,20 @@ struct ChatScenario {
 
     /// Pairs the students, then chats; returns the seconds the chat ran.
     func run() async -> Double {
+        let cpuAtStart = ProcessCPU.sample(also: ["load"])
         let pairs = await makePairs()
+        let cpu = ProcessCPU.sample(also: ["load"]).since(cpuAtStart)
         print("chat: \(pairs.count) conversations open between \(pairs.count * 2) students")
+        if !pairs.isEmpty {
+            // The set-up's cost: what a change to the pairing path saves shows here even where latencies are noisy.
+            let perPair = cpu.sorted { $0.value > $1.value }.map {
+                "\($0.key) \(format($0.value * 1000 / Double(pairs.count)))"
+            }
+            let total = format(cpu.values.reduce(0, +) * 1000 / Double(pairs.count))
+            print(
+                "  CPU ms per pair made, by process (the load generator included): \(perPair.joined(separator: ", ")); all \(total)"
+            )
+        }
         actions.measurements.startTimeline()
         let start = Stopwatch.now()
         let end = start + options.seconds

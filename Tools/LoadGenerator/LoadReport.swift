@@ -205,7 +205,7 @@ private func pad(_ text: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - text.count)) + text
 }
 
-private func format(_ value: Double) -> String {
+func format(_ value: Double) -> String {
     value >= 100
         ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
 }

@@ -17,8 +17,8 @@ struct ProcessCPU: Sendable {
     /// PostgreSQL backend that ended during the run still counts, in its postmaster).
     let seconds: [String: Double]
 
-    /// Reads every process's `/proc/<pid>/stat` now.
-    static func sample() -> ProcessCPU {
+    /// Reads every process's `/proc/<pid>/stat` now, counting the processes of `names` and of `also`.
+    static func sample(also: [String] = []) -> ProcessCPU {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var seconds: [String: Double] = [:]
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
@@ -27,7 +27,7 @@ struct ProcessCPU: Sendable {
                 let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
             else { continue }
             let name = String(stat[stat.index(after: open)..<close])
-            guard names.contains(name) else { continue }
+            guard names.contains(name) || also.contains(name) else { continue }
             // After the name: state, ppid, …; utime, stime, cutime and cstime are the 14th to 17th fields of the line.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 14 else { continue }
