@@ -23,7 +23,7 @@ public final class BrokerStatus: Sendable {
         consumed.withLockedValue { $0 }
     }
 
-    /// How many times each component (`relay`, `consumer`) has connected since start; more than one means it
+    /// How many times each component (`relay`, `consumer <queue>`) has connected since start; more than one means it
     /// reconnected.
     public var connectCounts: [String: Int] {
         connects.withLockedValue { $0 }

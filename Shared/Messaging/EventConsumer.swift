@@ -124,30 +124,45 @@ public struct EventConsumer: Service {
         self.loopback = loopback
     }
 
+    /// Consumes each queue on a thread and connections of its own.
+    ///
+    /// NB: apart, so that a long transaction of one producer's event (an account's erasure reads whole tables)
+    /// holds up no other producer's events; one loop for every queue held chat's messages back for seconds while it
+    /// ran. Each queue's events are still applied in the order they arrived.
     public func run() async throws {
-        status.set("consumer", connected: false)
-        try await BlockingLoop().run { loop in consume(loop) }
+        try await withThrowingDiscardingTaskGroup { group in
+            for (index, queue) in topology.queues.enumerated() {
+                status.set(Self.component(queue), connected: false)
+                group.addTask {
+                    try await BlockingLoop().run { loop in consume(queue, prunes: index == 0, loop) }
+                }
+            }
+        }
     }
 
-    private func consume(_ loop: BlockingLoop) {
+    /// The name `BrokerStatus` knows a queue's loop by.
+    static func component(_ queue: QueueDefinition) -> String { "consumer \(queue.name)" }
+
+    /// Consumes `queue`; the loop that `prunes` also forgets old message ids (the inbox is the service's, one
+    /// table for every queue).
+    private func consume(_ queue: QueueDefinition, prunes: Bool, _ loop: BlockingLoop) {
         var backoff = Backoff()
-        let queues = topology.queues
         while !loop.isStopping {
             do {
-                let database = try PostgresConnection(url: postgresURL, applicationName: "\(topology.service)-consumer")
+                let database = try PostgresConnection(url: postgresURL, applicationName: "\(queue.name)-consumer")
                 let broker = try AMQPConnection(url: amqpURL)
                 defer { broker.close() }
                 try broker.declare(topology)
                 try broker.setPrefetch(prefetch)
-                for queue in queues {
-                    try broker.consume(queue: queue.name)
-                }
-                status.set("consumer", connected: true)
+                try broker.consume(queue: queue.name)
+                status.set(Self.component(queue), connected: true)
                 backoff.reset()
-                logger.info("consuming", metadata: ["queues": "\(queues.map(\.name))"])
+                logger.info("consuming", metadata: ["queue": "\(queue.name)"])
                 var pruning = HourlyPrune()
                 while !loop.isStopping {
-                    try pruning.runIfDue(logger: logger, "pruned old inbox rows") { try Inbox.prune(on: database) }
+                    if prunes {
+                        try pruning.runIfDue(logger: logger, "pruned old inbox rows") { try Inbox.prune(on: database) }
+                    }
                     guard let first = try broker.nextDelivery(timeout: 1) else { continue }
                     // What has already arrived is applied with it, in one transaction.
                     var batch = [first]
@@ -166,24 +181,24 @@ public struct EventConsumer: Service {
                     if let last = batch.last, outcomes.allSatisfy({ $0.1 == .applied }) {
                         // NB: every earlier delivery on the channel was settled with an earlier batch.
                         try broker.ack(last.tag, andEveryEarlier: true)
-                        for (delivery, _) in outcomes { status.countConsumed(from: queue(of: delivery)) }
+                        for _ in outcomes { status.countConsumed(from: queue.name) }
                         continue
                     }
                     for (delivery, outcome) in outcomes {
                         switch outcome {
                         case .applied:
                             try broker.ack(delivery.tag)
-                            status.countConsumed(from: queue(of: delivery))
+                            status.countConsumed(from: queue.name)
                         case .retry: try broker.reject(delivery.tag, requeue: true)
                         case .deadLetter: try broker.reject(delivery.tag, requeue: false)
                         case .unwanted:
                             try broker.ack(delivery.tag)
-                            try unbind(delivery, broker)
+                            try unbind(delivery, from: queue, broker)
                         }
                     }
                 }
             } catch {
-                status.set("consumer", connected: false)
+                status.set(Self.component(queue), connected: false)
                 let delay = backoff.nextDelay()
                 logger.warning("consumer reconnecting", metadata: ["error": "\(error)", "delay": "\(delay)"])
                 _ = loop.sleep(seconds: delay)
@@ -197,15 +212,9 @@ public struct EventConsumer: Service {
         case unwanted
     }
 
-    /// The name of the queue a delivery came from: this consumer's queue of its producer.
-    private func queue(of delivery: Delivery) -> String {
-        topology.queues.first(where: { $0.exchange == delivery.exchange })?.name ?? delivery.exchange
-    }
-
     /// Removes the binding that brought a type this consumer no longer handles, so that its queues follow its
     /// declarations also when one is dropped.
-    private func unbind(_ delivery: Delivery, _ broker: AMQPConnection) throws {
-        guard let queue = topology.queues.first(where: { $0.exchange == delivery.exchange }) else { return }
+    private func unbind(_ delivery: Delivery, from queue: QueueDefinition, _ broker: AMQPConnection) throws {
         try broker.unbindQueue(queue.name, exchange: delivery.exchange, routingKey: delivery.routingKey)
         logger.warning(
             "removed a binding no handler needs",

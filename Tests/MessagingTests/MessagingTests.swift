@@ -148,7 +148,7 @@ struct MessagingFixture {
 
         #expect(try await fixture.appliedSequences() == Array(1...200))
         #expect(fixture.status.connectCounts["relay", default: 0] >= 2)
-        #expect(fixture.status.connectCounts["consumer", default: 0] >= 2)
+        #expect(fixture.status.connectCounts["consumer consumer.producer", default: 0] >= 2)
     }
 
     @Test func sentOutboxRowsAndRememberedMessageIdsArePrunedWhenOld() async throws {
