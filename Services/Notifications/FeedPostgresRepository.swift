@@ -163,16 +163,15 @@ struct FeedPostgresRepository: Sendable {
         try connection.query(
             "UPDATE conversations SET member_ids = array_remove(member_ids, \(person)) WHERE \(person) = ANY(member_ids)"
         )
-        // NB: a scan of every feed: ids are in the JSON in any case, and entries keep no index of whom they name.
+        // NB: a scan of every feed, and so one: ids are in the JSON in any case, and entries keep no index of whom
+        // they name.
         let deletedAt = Date(timeIntervalSince1970: TimeInterval(deleted.version) / 1_000_000)
         try connection.query(
             """
-            UPDATE feed SET type = \(FeedEntry.removedType), data = '{}'
-            WHERE created_at < \(deletedAt) AND data::text ILIKE \("%" + person.uuidString + "%")
-            """)
-        try connection.query(
-            """
-            UPDATE feed SET data = erase_person(data, \(person), \(ErasedPerson.name))
+            UPDATE feed SET
+                type = CASE WHEN created_at < \(deletedAt) THEN \(FeedEntry.removedType) ELSE type END,
+                data = CASE WHEN created_at < \(deletedAt) THEN '{}'::jsonb
+                    ELSE erase_person(data, \(person), \(ErasedPerson.name)) END
             WHERE data::text ILIKE \("%" + person.uuidString + "%")
             """)
         try Outbox.erase(person: person, on: connection)
