@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 /// that run, offer on the socket, accept), so that each pair has an open conversation. Then every student sends
 /// their partner a message every `--message-interval` seconds (0: the next as soon as the last POST returned)
 /// for the run's length: the time from POST to arrival on the partner's socket, and messages delivered a second.
+/// With `--delete-account-after`, a student who is not chatting deletes their account during the run.
 struct ChatScenario {
     let options: LoadOptions
     let population: Population
@@ -40,6 +41,12 @@ struct ChatScenario {
         let start = Stopwatch.now()
         let end = start + options.seconds
         await withTaskGroup(of: Void.self) { group in
+            if let after = options.deleteAccountAfter {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(Int((start + after - Stopwatch.now()) * 1000)))
+                    await actions.signUpAndDeleteAccount()
+                }
+            }
             for pair in pairs {
                 group.addTask {
                     await chatting(pair.deliverer, to: pair.orderer.id, in: pair.conversationId, until: end)

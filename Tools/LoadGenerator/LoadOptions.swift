@@ -29,6 +29,12 @@ struct LoadOptions: ParsableArguments, Sendable {
     @Option(
         help: "chat: pairs made at once before the measured phase (each a check-in, an order, its offer, an accept).")
     var pairingConcurrency = 16
+    @Option(
+        help: """
+            chat: seconds into the measured phase when a student signs up and deletes the account, an erasure that \
+            reaches every service, as a campus's students do now and then; none unless given.
+            """)
+    var deleteAccountAfter: Double?
     @Option(help: "rides: how many drivers online, each sending a position every --position-every s.")
     var drivers = 2000
     @Option(help: "rides: how many rides in progress (a rider each, with a driver of the --drivers).")
@@ -86,6 +92,9 @@ struct LoadOptions: ParsableArguments, Sendable {
                 "--students and --sockets need at least 2, --seconds more than 0, --deliverer-share 0.05 to 0.95")
         }
         guard pairingConcurrency >= 1 else { throw ValidationError("--pairing-concurrency needs at least 1") }
+        guard deleteAccountAfter.map({ (0..<seconds).contains($0) }) ?? true else {
+            throw ValidationError("--delete-account-after needs a time within the measured phase (0 to --seconds)")
+        }
         guard rides >= 1, drivers >= rides, positionEvery >= 1 else {
             throw ValidationError("--rides needs at least 1, --drivers at least as many, --position-every at least 1 s")
         }

@@ -82,6 +82,18 @@ struct StudentActions: Sendable {
         return answer.json.id("id")
     }
 
+    /// A student signs up and deletes the account at once, giving the password again.
+    func signUpAndDeleteAccount() async {
+        let email = "gone.\(UUID().uuidString.prefix(8).lowercased())@\(Population.campus)"
+        let password = "Campus-\(UUID().uuidString.prefix(12))"
+        guard
+            let answer = await gateway.call(
+                .POST, "/v1/auth/signup", body: ["email": email, "password": password, "name": "Gone Student"]),
+            let token = answer.json.string("accessToken")
+        else { return }
+        await gateway.call(.DELETE, "/v1/me", token: token, body: ["password": password])
+    }
+
     func decline(_ deliverer: Student, offer offerId: String) async {
         await gateway.call(
             .POST, "/v1/offers/\(offerId)/decline", operation: "POST /v1/offers/{id}/decline", token: deliverer.token)
