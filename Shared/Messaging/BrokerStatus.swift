@@ -13,9 +13,9 @@ public final class BrokerStatus: Sendable {
         if connected { connects.withLockedValue { $0[component, default: 0] += 1 } }
     }
 
-    /// Counts events applied and acknowledged from `queue` (for `/metrics`).
-    func countConsumed(from queue: String) {
-        consumed.withLockedValue { $0[queue, default: 0] += 1 }
+    /// Counts `count` events applied and acknowledged from `queue` (for `/metrics`).
+    func countConsumed(_ count: Int = 1, from queue: String) {
+        consumed.withLockedValue { $0[queue, default: 0] += count }
     }
 
     /// How many events this process has applied and acknowledged, by queue, since start.

@@ -181,7 +181,7 @@ public struct EventConsumer: Service {
                     if let last = batch.last, outcomes.allSatisfy({ $0.1 == .applied }) {
                         // NB: every earlier delivery on the channel was settled with an earlier batch.
                         try broker.ack(last.tag, andEveryEarlier: true)
-                        for _ in outcomes { status.countConsumed(from: queue.name) }
+                        status.countConsumed(outcomes.count, from: queue.name)
                         continue
                     }
                     for (delivery, outcome) in outcomes {
