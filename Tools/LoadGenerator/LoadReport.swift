@@ -91,6 +91,13 @@ struct LoadReport {
             "  single operations over \(milliseconds(threshold)) ms: \(overThreshold) of "
                 + "\(timeline.map(\.1.operations).reduce(0, +)), in \(secondsWithOne) of \(timeline.count) seconds")
         guard !slow.isEmpty else { return }
+        let idleShares = measurements.cpuSeconds.values.filter { $0.machine.total > 0 }
+            .map { $0.machine.idle / $0.machine.total }.sorted()
+        if !idleShares.isEmpty {
+            Swift.print(
+                "  (beside them: the machine was \(Int((idleShares[idleShares.count / 2] * 100).rounded())) % idle in the"
+                    + " phase's median second)")
+        }
         let clock = DateFormatter()
         clock.dateFormat = "HH:mm:ss"
         clock.timeZone = TimeZone(identifier: "UTC")
@@ -100,7 +107,17 @@ struct LoadReport {
                 "  second \(pad(String(second), 4)) (\(clock.string(from: start + Double(second))) UTC): p99 "
                     + "\(milliseconds(tally.p99)) ms, \(pad(String(tally.slow), 5)) of \(pad(String(tally.operations), 5)) over, "
                     + "slowest \(milliseconds(tally.slowest)) ms")
+            if let cpu = measurements.cpuSeconds[second] { Swift.print("    " + Self.describe(cpu)) }
         }
+    }
+
+    /// A second's CPU time: the processes that used the most, and what the machine had left.
+    private static func describe(_ cpu: Measurements.CPUSecond) -> String {
+        let busiest = cpu.processes.filter { $0.value >= 0.01 }.sorted { $0.value > $1.value }.prefix(7)
+        let total = max(cpu.machine.total, 0.001)
+        return "CPU s that second: " + busiest.map { "\($0.key) \(format($0.value))" }.joined(separator: ", ")
+            + "; the machine \(Int((cpu.machine.idle / total * 100).rounded())) % idle, "
+            + "\(Int((cpu.machine.stolen / total * 100).rounded())) % stolen"
     }
 
     private func integrity() {

@@ -62,6 +62,7 @@ struct LoadRun {
         let sockets = await population.openSockets(of: holders, reconnectEvery: reconnectEvery)
         let cpuAtStart = ProcessCPU.sample()
         measurements.startTimeline()
+        let sampler = Task { await Self.sampleCPU(into: measurements) }
         let start = Stopwatch.now()
         let elapsed: Double
         let drain: Double
@@ -82,6 +83,7 @@ struct LoadRun {
             elapsed = await ChatScenario(options: options, population: population, setUp: setUp, actions: actions).run()
             drain = await drainArrivals(ledger)
         }
+        sampler.cancel()
         let cpu = ProcessCPU.sample().since(cpuAtStart)
         let undelivered = await entriesNotOnSockets(holders, gateway: setUpGateway)
         await population.closeSockets(sockets)
@@ -94,6 +96,21 @@ struct LoadRun {
             students: population.students, socketHolders: holders, undeliveredEntries: undelivered, elapsed: elapsed,
             drainSeconds: drain, cpu: cpu, limits: limits
         ).print()
+    }
+
+    /// Samples every process's CPU time and the machine's at the end of each second of the timeline, so that the
+    /// report can tell of a slow second whether the cores were busy.
+    private static func sampleCPU(into measurements: Measurements) async {
+        var last = (ProcessCPU.sample(also: ["load"]), MachineCPU.sample())
+        while !Task.isCancelled {
+            let second = await measurements.endOfSecond()
+            let now = (ProcessCPU.sample(also: ["load"]), MachineCPU.sample())
+            if let second {
+                measurements.recordCPU(
+                    second: second, .init(processes: now.0.since(last.0), machine: now.1.since(last.1)))
+            }
+            last = now
+        }
     }
 
     /// Gives what is still on its way time to arrive: until every message the chat confirmed and every position of

@@ -13,6 +13,15 @@ final class Measurements: Sendable {
         var since = Stopwatch.now()
         var sinceDate = Date()
         var seconds: [Int: Second] = [:]
+        var cpuSeconds: [Int: CPUSecond] = [:]
+    }
+
+    /// One second of the measured phase as the machine spent it: whether a slow second came from a process taking
+    /// the cores (an autovacuum, an erasure) or from waiting while they were free.
+    struct CPUSecond: Sendable {
+        /// CPU seconds by process name, the load generator included.
+        var processes: [String: Double]
+        var machine: MachineCPU
     }
 
     /// One second of the measured phase: the operations that ended in it.
@@ -52,6 +61,23 @@ final class Measurements: Sendable {
         }
     }
 
+    /// Waits for the end of the timeline's current second and returns its index; nil when the timeline started
+    /// again meanwhile.
+    func endOfSecond() async -> Int? {
+        let (since, now) = state.withLockedValue { ($0.since, Stopwatch.now()) }
+        let index = Int(now - since)
+        try? await Task.sleep(for: .milliseconds(Int((since + Double(index + 1) - now) * 1000) + 1))
+        return state.withLockedValue { $0.since } == since ? index : nil
+    }
+
+    /// Records how the machine spent second `index` of the timeline.
+    func recordCPU(second index: Int, _ cpu: CPUSecond) {
+        state.withLockedValue { $0.cpuSeconds[index] = cpu }
+    }
+
+    /// How the machine spent each second of the timeline that was sampled.
+    var cpuSeconds: [Int: CPUSecond] { state.withLockedValue { $0.cpuSeconds } }
+
     /// Counts an error of `operation`: an HTTP status, or a word for what went wrong (`timeout`, `closed`).
     func recordError(_ operation: String, _ status: String) {
         state.withLockedValue { $0.errors["\(operation) → \(status)", default: 0] += 1 }
@@ -80,6 +106,7 @@ final class Measurements: Sendable {
     func startTimeline() {
         state.withLockedValue {
             $0.seconds = [:]
+            $0.cpuSeconds = [:]
             $0.since = Stopwatch.now()
             $0.sinceDate = Date()
         }

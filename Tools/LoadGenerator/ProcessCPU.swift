@@ -45,3 +45,30 @@ struct ProcessCPU: Sendable {
         }
     }
 }
+
+/// The whole machine's CPU time, from the kernel's first line of `/proc/stat`, in seconds summed over the cores.
+struct MachineCPU: Sendable {
+    /// Time no process wanted (waiting for the disk included).
+    var idle = 0.0
+    /// Time the hypervisor gave to another machine while this one wanted to run.
+    var stolen = 0.0
+    var total = 0.0
+
+    static func sample() -> MachineCPU {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
+        else { return MachineCPU() }
+        // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+        let ticks = line.split(separator: " ").dropFirst().prefix(8).compactMap { Double($0) }
+        guard ticks.count == 8 else { return MachineCPU() }
+        let perSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return MachineCPU(
+            idle: (ticks[3] + ticks[4]) / perSecond, stolen: ticks[7] / perSecond,
+            total: ticks.reduce(0, +) / perSecond)
+    }
+
+    /// What the machine did from `earlier` until this sample.
+    func since(_ earlier: MachineCPU) -> MachineCPU {
+        MachineCPU(idle: idle - earlier.idle, stolen: stolen - earlier.stolen, total: total - earlier.total)
+    }
+}
