@@ -107,6 +107,10 @@ struct LoadReport {
                 "  second \(pad(String(second), 4)) (\(clock.string(from: start + Double(second))) UTC): p99 "
                     + "\(milliseconds(tally.p99)) ms, \(pad(String(tally.slow), 5)) of \(pad(String(tally.operations), 5)) over, "
                     + "slowest \(milliseconds(tally.slowest)) ms")
+            Swift.print(
+                "    over: "
+                    + tally.slowByName.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", "))
             if let cpu = measurements.cpuSeconds[second] { Swift.print("    " + Self.describe(cpu)) }
         }
     }

@@ -29,6 +29,8 @@ final class Measurements: Sendable {
         var operations = 0
         var slow = 0
         var slowest = 0.0
+        /// How many of the slow ones each operation or path had: which part of the way was slow.
+        var slowByName: [String: Int] = [:]
         /// Every operation's seconds, for the second's percentiles.
         var durations: [Double] = []
 
@@ -55,6 +57,7 @@ final class Measurements: Sendable {
             second.durations.append(seconds)
             if seconds > Self.slowSeconds {
                 second.slow += 1
+                second.slowByName[name, default: 0] += 1
                 second.slowest = max(second.slowest, seconds)
             }
             state.seconds[index] = second
