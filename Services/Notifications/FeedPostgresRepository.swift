@@ -163,8 +163,8 @@ struct FeedPostgresRepository: Sendable {
         try connection.query(
             "UPDATE conversations SET member_ids = array_remove(member_ids, \(person)) WHERE \(person) = ANY(member_ids)"
         )
-        // NB: a scan of every feed, and so one: ids are in the JSON in any case, and entries keep no index of whom
-        // they name.
+        // NB: one scan of every feed, for both kinds of entry: ids are in the JSON in any case, and entries keep no
+        // index of whom they name.
         let deletedAt = Date(timeIntervalSince1970: TimeInterval(deleted.version) / 1_000_000)
         try connection.query(
             """

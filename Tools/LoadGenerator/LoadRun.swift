@@ -102,13 +102,16 @@ struct LoadRun {
     /// report can tell of a slow second whether the cores were busy.
     private static func sampleCPU(into measurements: Measurements) async {
         var last = (ProcessCPU.sample(also: ["load"]), MachineCPU.sample())
+        // NB: after the timeline starts again, the first sample spans only part of its second, and is not kept.
+        var wholeSecond = true
         while !Task.isCancelled {
             let second = await measurements.endOfSecond()
             let now = (ProcessCPU.sample(also: ["load"]), MachineCPU.sample())
-            if let second {
+            if let second, wholeSecond {
                 measurements.recordCPU(
                     second: second, .init(processes: now.0.since(last.0), machine: now.1.since(last.1)))
             }
+            wholeSecond = second != nil
             last = now
         }
     }

@@ -27,12 +27,14 @@ final class Measurements: Sendable {
     /// One second of the measured phase: the operations that ended in it.
     struct Second: Sendable {
         var operations = 0
-        var slow = 0
         var slowest = 0.0
         /// How many of the slow ones each operation or path had: which part of the way was slow.
         var slowByName: [String: Int] = [:]
         /// Every operation's seconds, for the second's percentiles.
         var durations: [Double] = []
+
+        /// How many operations were slow.
+        var slow: Int { slowByName.values.reduce(0, +) }
 
         /// The second's 99th percentile.
         var p99: Double {
@@ -56,7 +58,6 @@ final class Measurements: Sendable {
             second.operations += 1
             second.durations.append(seconds)
             if seconds > Self.slowSeconds {
-                second.slow += 1
                 second.slowByName[name, default: 0] += 1
                 second.slowest = max(second.slowest, seconds)
             }
