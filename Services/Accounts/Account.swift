@@ -48,10 +48,10 @@ enum AccountRules {
 
     /// 8 to 128 characters, at most 72 bytes (what bcrypt reads), and not one of the most common passwords.
     static func validatePassword(_ password: String) throws(AccountError) {
-        guard password.count >= 8 else {
+        guard password.unicodeScalars.count >= 8 else {
             throw .invalid(field: "password", "The password needs at least 8 characters.")
         }
-        guard password.count <= 128 else {
+        guard password.unicodeScalars.count <= 128 else {
             throw .invalid(field: "password", "The password can have at most 128 characters.")
         }
         guard password.utf8.count <= 72 else {
@@ -70,7 +70,9 @@ enum AccountRules {
     static func normalizedName(_ raw: String) throws(AccountError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw .invalid(field: "name", "The name cannot be empty.") }
-        guard name.count <= 80 else { throw .invalid(field: "name", "The name can have at most 80 characters.") }
+        guard raw.unicodeScalars.count <= 80 else {
+            throw .invalid(field: "name", "The name can have at most 80 characters.")
+        }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalid(field: "name", "The name cannot contain control characters.")
         }
@@ -89,7 +91,9 @@ extension AccountRules {
     /// characters are refused.
     static func normalizedBio(_ raw: String) throws(AccountError) -> String {
         let bio = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard bio.count <= 500 else { throw .invalid(field: "bio", "The bio can have at most 500 characters.") }
+        guard raw.unicodeScalars.count <= 500 else {
+            throw .invalid(field: "bio", "The bio can have at most 500 characters.")
+        }
         guard !bio.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
             throw .invalid(field: "bio", "The bio cannot contain control characters other than line breaks.")
         }

@@ -101,7 +101,9 @@ enum ModerationRules {
     static func text(_ value: String?, field: String, required: Bool, limit: Int) throws(AccountError) -> String {
         let text = (value ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !required || !text.isEmpty else { throw .invalid(field: field, "Say why (\(field)).") }
-        guard text.count <= limit else { throw .invalid(field: field, "\(field) has at most \(limit) characters.") }
+        guard (value ?? "").unicodeScalars.count <= limit else {
+            throw .invalid(field: field, "\(field) has at most \(limit) characters.")
+        }
         return text
     }
 }

@@ -62,7 +62,7 @@ enum ChatRules {
         guard !raw.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw .invalid(field: "text", "A message needs some text.")
         }
-        guard raw.count <= maxTextLength else {
+        guard raw.unicodeScalars.count <= maxTextLength else {
             throw .invalid(field: "text", "A message can have at most \(maxTextLength) characters.")
         }
         return raw

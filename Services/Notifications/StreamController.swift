@@ -125,7 +125,7 @@ struct StreamController: Sendable {
     {
         let identity = try context.requireIdentity()
         let input = try await request.decodeJSON(as: DeviceRequest.self, context: context)
-        guard (1...4096).contains(input.token.count) else {
+        guard (1...4096).contains(input.token.unicodeScalars.count) else {
             throw NotificationError.invalid(field: "token", "token is 1 to 4096 characters.")
         }
         guard ["ios", "android", "web"].contains(input.platform) else {

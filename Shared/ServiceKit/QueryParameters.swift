@@ -37,7 +37,7 @@ public enum QueryParameters {
     public static func text(_ raw: String?, field: String = "q", maxLength: Int = 100) throws -> String? {
         guard let raw else { return nil }
         let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard text.count <= maxLength else {
+        guard raw.unicodeScalars.count <= maxLength else {
             throw Problem.invalid(field, "\(field) can have at most \(maxLength) characters.")
         }
         return text.isEmpty ? nil : text

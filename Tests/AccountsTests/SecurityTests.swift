@@ -148,6 +148,11 @@ import Testing
         #expect(throws: AccountError.self) { try AccountRules.normalizedName(name) }
     }
 
+    @Test func aNameOfEightyLettersWithAccentsIsOverEightyCodePoints() {
+        #expect(throws: AccountError.self) { try AccountRules.normalizedName(String(repeating: "a\u{308}", count: 80)) }
+        #expect(throws: AccountError.self) { try AccountRules.normalizedName(" " + String(repeating: "a", count: 80)) }
+    }
+
     @Test(arguments: ["Zoë", "李小龙", "👩\u{200D}💻 Ada", "O'Brien-Smith", "أمينة"])
     func aNameInAnyScriptIsAccepted(name: String) throws {
         #expect(try AccountRules.normalizedName(name) == name)

@@ -35,6 +35,17 @@ import Testing
         #expect(throws: Problem.self) { try QueryParameters.text(String(repeating: "q", count: 101)) }
     }
 
+    /// A length is counted as the OpenAPI documents count it: code points of the text as sent. Sixty letters with a
+    /// combining accent each are 120, and white space folded away still counted.
+    @Test func aTextsLengthIsItsCodePointsAsSent() throws {
+        let accented = String(repeating: "e\u{301}", count: 60)
+
+        #expect(accented.count == 60)
+        #expect(throws: Problem.self) { try QueryParameters.text(accented) }
+        #expect(throws: Problem.self) { try QueryParameters.text(String(repeating: "q ", count: 50) + " ") }
+        #expect(try QueryParameters.text(String(repeating: "e\u{301}", count: 50)) != nil)
+    }
+
     @Test func aCursorGivesBackItsFieldsAndRefusesWhatItDidNotWrite() throws {
         let text = PageCursor.text(["nearest", "12.5", "", "a|b"])
 

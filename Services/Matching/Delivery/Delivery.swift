@@ -209,7 +209,9 @@ enum DeliveryRules {
     static func items(_ value: String) throws(MatchingError) -> String {
         let items = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !items.isEmpty else { throw .invalid(field: "items", "Say what to bring.") }
-        guard items.count <= 500 else { throw .invalid(field: "items", "items can have at most 500 characters.") }
+        guard value.unicodeScalars.count <= 500 else {
+            throw .invalid(field: "items", "items can have at most 500 characters.")
+        }
         return items
     }
 }

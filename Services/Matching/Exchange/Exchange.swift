@@ -225,7 +225,7 @@ public enum ExchangeRules {
     /// Optional free text of at most `limit` characters (line breaks allowed); nil when blank.
     static func text(_ raw: String?, field: String, limit: Int) throws -> String? {
         let text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= limit else {
+        guard (raw ?? "").unicodeScalars.count <= limit else {
             throw MatchingError.invalid(field: field, "\(field) can have at most \(limit) characters.")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
@@ -237,7 +237,7 @@ public enum ExchangeRules {
     /// Trimmed text of at most `limit` characters on one line.
     static func line(_ raw: String, field: String, limit: Int) throws -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= limit else {
+        guard raw.unicodeScalars.count <= limit else {
             throw MatchingError.invalid(field: field, "\(field) can have at most \(limit) characters.")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

@@ -123,7 +123,7 @@ public enum RideRules {
     static func car(_ raw: String) throws -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw MatchingError.invalid(field: "car", "car describes your car.") }
-        guard text.count <= maxCar else {
+        guard raw.unicodeScalars.count <= maxCar else {
             throw MatchingError.invalid(field: "car", "car can have at most \(maxCar) characters.")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -141,7 +141,7 @@ public enum RideRules {
     /// An optional note of at most 500 characters (line breaks allowed); nil when blank.
     static func note(_ raw: String?) throws -> String? {
         let text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= maxNote else {
+        guard (raw ?? "").unicodeScalars.count <= maxNote else {
             throw MatchingError.invalid(field: "note", "note can have at most \(maxNote) characters.")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {

@@ -123,7 +123,7 @@ public enum TutoringRules {
     /// Trimmed text of at most `limit` characters without control characters (line breaks allowed).
     static func text(_ raw: String?, field: String, limit: Int) throws -> String {
         let text = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= limit else {
+        guard (raw ?? "").unicodeScalars.count <= limit else {
             throw MatchingError.invalid(field: field, "\(field) can have at most \(limit) characters.")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
