@@ -33,10 +33,12 @@ public struct MatchingTestApp: ServiceTestApp, Sendable {
     public static func make(flows: [any MatchingFlow.Type], _ overrides: [String: String] = [:]) async throws
         -> MatchingTestApp
     {
-        // A delivery offer lasts ten minutes unless a test sets it: with every suite at once, a test's steps between
-        // an offer and its accept have taken longer than the 25 s default, and the accept found the offer expired.
+        // A delivery offer and a round of ride offers last ten minutes unless a test sets them: with every suite at
+        // once, a test's steps have taken longer than the 25 s and 15 s defaults, so an accept found its offer expired
+        // and a ride's second round offered it to drivers the test counted once.
         let defaults = [
             "POSTGRES_POOL_SIZE": "4", "SCHEDULER_INTERVAL_SECONDS": "0.1", "DELIVERY_OFFER_WINDOW_SECONDS": "600",
+            "RIDES_OFFER_WINDOW_SECONDS": "600",
         ]
         let service = try await TestService.make(
             "matching", directories: [MatchingMigrations.directory] + flows.compactMap { $0.migrations }, poolSize: 8,
