@@ -38,13 +38,17 @@ struct FeedPostgresRepository: Sendable {
                 SELECT user_id, count(*) FROM input GROUP BY user_id ORDER BY user_id
                 ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + excluded.last_seq
                 RETURNING user_id, last_seq
+            ), appended AS (
+                INSERT INTO feed (user_id, seq, type, data)
+                SELECT i.user_id,
+                    h.last_seq - count(*) OVER (PARTITION BY i.user_id) + row_number() OVER (PARTITION BY i.user_id ORDER BY i.n),
+                    i.type, i.data - 'recipients'
+                FROM input i JOIN heads h USING (user_id)
+                RETURNING user_id, seq, type, created_at, data::text AS data
+            ), awaiting AS (
+                INSERT INTO feed_awaiting_push (user_id, seq, created_at) SELECT user_id, seq, created_at FROM appended
             )
-            INSERT INTO feed (user_id, seq, type, data)
-            SELECT i.user_id,
-                h.last_seq - count(*) OVER (PARTITION BY i.user_id) + row_number() OVER (PARTITION BY i.user_id ORDER BY i.n),
-                i.type, i.data - 'recipients'
-            FROM input i JOIN heads h USING (user_id)
-            RETURNING user_id, seq, type, created_at, data::text AS data
+            SELECT * FROM appended
             """
         ).map { row in
             let seq: Int64 = try row.decode("seq")
@@ -80,10 +84,10 @@ struct FeedPostgresRepository: Sendable {
         try await database.transaction(durable: false) { connection in
             try connection.query(
                 """
-                UPDATE feed f SET delivered_at = now()
-                FROM unnest(\(ranges.map(\.userId.uuidString))::uuid[], \(ranges.map { String($0.after) })::bigint[],
+                DELETE FROM feed_awaiting_push a
+                USING unnest(\(ranges.map(\.userId.uuidString))::uuid[], \(ranges.map { String($0.after) })::bigint[],
                     \(ranges.map { String($0.through) })::bigint[]) AS d(user_id, after_seq, through_seq)
-                WHERE f.user_id = d.user_id AND f.seq > d.after_seq AND f.seq <= d.through_seq AND f.delivered_at IS NULL
+                WHERE a.user_id = d.user_id AND a.seq > d.after_seq AND a.seq <= d.through_seq
                 """)
         }
     }
@@ -109,22 +113,24 @@ struct FeedPostgresRepository: Sendable {
         var tokens: [String]
     }
 
-    /// Claims up to `limit` due entries and marks them pushed before anything is sent, so that no entry is pushed
-    /// twice even when several replicas run this, and the entries awaiting a push stay few however many users never
-    /// register a device.
+    /// Claims up to `limit` due entries and takes them out of those awaiting a push before anything is sent, so that
+    /// no entry is pushed twice even when several replicas run this, and the entries awaiting a push stay few however
+    /// many users never register a device.
     func claimDuePushes(olderThan grace: TimeInterval, limit: Int = 500) async throws -> [DuePush] {
         let before = Date().addingTimeInterval(-grace)
         return try await database.transaction { connection in
             try connection.query(
                 """
                 WITH due AS (
-                    SELECT user_id, seq FROM feed
-                    WHERE delivered_at IS NULL AND pushed_at IS NULL AND created_at < \(before)
+                    SELECT user_id, seq FROM feed_awaiting_push WHERE created_at < \(before)
                     ORDER BY created_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), claimed AS (
+                    DELETE FROM feed_awaiting_push a USING due WHERE a.user_id = due.user_id AND a.seq = due.seq
+                    RETURNING a.user_id, a.seq
                 )
-                UPDATE feed f SET pushed_at = now() FROM due WHERE f.user_id = due.user_id AND f.seq = due.seq
-                RETURNING f.user_id, f.seq, f.type,
-                    (SELECT coalesce(json_agg(token ORDER BY token), '[]') FROM devices d WHERE d.user_id = f.user_id)::text AS tokens
+                SELECT c.user_id, c.seq, f.type,
+                    (SELECT coalesce(json_agg(token ORDER BY token), '[]') FROM devices d WHERE d.user_id = c.user_id)::text AS tokens
+                FROM claimed c JOIN feed f USING (user_id, seq)
                 """
             ).map { row in
                 let tokens: String = try row.decode("tokens")
@@ -158,6 +164,7 @@ struct FeedPostgresRepository: Sendable {
         let person = deleted.userId
         try connection.query("INSERT INTO erased_users (user_id) VALUES (\(person)) ON CONFLICT DO NOTHING")
         try connection.query("DELETE FROM feed WHERE user_id = \(person)")
+        try connection.query("DELETE FROM feed_awaiting_push WHERE user_id = \(person)")
         try connection.query("DELETE FROM feed_heads WHERE user_id = \(person)")
         try connection.query("DELETE FROM devices WHERE user_id = \(person)")
         try connection.query(

@@ -54,7 +54,7 @@ public final class EventBacklog: Service, Sendable {
                     // NB: counted up to a bound, so that a large backlog costs no more to measure than the limit.
                     var total: Int =
                         try database.query(
-                            "SELECT count(*) AS n FROM (SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT \(limit * 10)) t"
+                            "SELECT count(*) AS n FROM (SELECT 1 FROM outbox_unsent LIMIT \(limit * 10)) t"
                         ).first?.decode("n") ?? 0
                     for queue in queues where !missing.contains(queue) {
                         do {

@@ -31,16 +31,17 @@ public enum Outbox {
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)
                 VALUES (\(UUID.timeOrdered()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
                     \(exchange), \(routingKey))
-                RETURNING 1
-            )
-            SELECT pg_notify(\(channel), '') FROM appended
+                RETURNING seq
+            ), unsent AS (INSERT INTO outbox_unsent (seq) SELECT seq FROM appended RETURNING 1)
+            SELECT pg_notify(\(channel), '') FROM unsent
             """)
     }
 
     /// The outbox row of `event` as part of a larger statement that makes the change it reports, for a change that
-    /// is one statement without a transaction around it: two common table expressions, `outboxed` (the row, one per
-    /// row of `source`, with `payload`, SQL that gives its jsonb and may use `source`'s columns) and `notified` (the
-    /// relay's wake-up), which the statement's final query must read, as `(SELECT count(*) FROM notified)`.
+    /// is one statement without a transaction around it: three common table expressions, `outboxed` (the row, one per
+    /// row of `source`, with `payload`, SQL that gives its jsonb and may use `source`'s columns), `unsent` (its place
+    /// in what the relay has to send) and `notified` (the relay's wake-up), which the statement's final query must
+    /// read, as `(SELECT count(*) FROM notified)`.
     public static func commonTableExpressions(
         for event: some Event, payload: SQL, from source: String
     ) -> SQL {
@@ -50,8 +51,9 @@ public enum Outbox {
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload)
                 SELECT \(UUID.timeOrdered()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload)
                 FROM \(unescaped: source)
-                RETURNING 1
-            ), notified AS (SELECT pg_notify(\(channel), '') FROM outboxed)
+                RETURNING seq
+            ), unsent AS (INSERT INTO outbox_unsent (seq) SELECT seq FROM outboxed RETURNING 1),
+            notified AS (SELECT pg_notify(\(channel), '') FROM unsent)
             """
     }
 
@@ -68,24 +70,25 @@ public enum Outbox {
     /// The NOTIFY channel the relay LISTENs on.
     static let channel = "outbox"
 
-    /// How long a sent row is kept (to see what went out when): a week.
+    /// How long a sent row is kept from when it was made (to see what went out when): a week.
     static let retention: TimeInterval = 7 * 24 * 3600
 
-    /// Deletes the rows sent more than `retention` ago that come before every row still unsent or sent since, a few
-    /// thousand per statement; returns how many.
+    /// Deletes the sent rows made more than `retention` ago that come before every row still unsent or made since, a
+    /// few thousand per statement; returns how many.
     ///
     /// NB: the relay sends in `seq` order, so what is due is a prefix of the table, found and deleted along the
-    /// primary key: an hourly prune with nothing to do reads a row or two. A condition on `sent_at` alone is a scan
-    /// of the whole table (a second for two million rows), and the relay publishes nothing while it runs.
+    /// primary key: an hourly prune with nothing to do reads a row or two. A condition on `created_at` alone is a
+    /// scan of the whole table (a second for two million rows), and the relay publishes nothing while it runs.
     @discardableResult
     static func prune(on connection: PostgresConnection) throws -> Int {
         let cutoff = Date().addingTimeInterval(-retention)
         guard
             let bounds = try connection.query(
                 """
-                SELECT min(seq) AS first, coalesce(
-                    (SELECT seq FROM outbox WHERE sent_at IS NULL OR sent_at >= \(cutoff) ORDER BY seq LIMIT 1),
-                    max(seq) + 1) AS bound
+                SELECT min(seq) AS first, least(
+                    (SELECT min(seq) FROM outbox_unsent),
+                    coalesce((SELECT seq FROM outbox WHERE created_at >= \(cutoff) ORDER BY seq LIMIT 1), max(seq) + 1)
+                ) AS bound
                 FROM outbox
                 """
             ).first,
@@ -95,9 +98,13 @@ public enum Outbox {
         var total = 0
         while low < bound {
             let high = min(low + Int64(chunk), bound)
-            // NB: `sent_at` again: a row whose seq is below the bound may have committed since it was found.
+            // NB: unsent again: a row whose seq is below the bound may have committed since it was found.
             total += try connection.query(
-                "DELETE FROM outbox WHERE seq >= \(low) AND seq < \(high) AND sent_at < \(cutoff) RETURNING 1"
+                """
+                DELETE FROM outbox o WHERE seq >= \(low) AND seq < \(high) AND created_at < \(cutoff)
+                    AND NOT EXISTS (SELECT 1 FROM outbox_unsent u WHERE u.seq = o.seq)
+                RETURNING 1
+                """
             ).count
             low = high
         }

@@ -3,9 +3,10 @@ import Logging
 import Postgres
 import ServiceLifecycle
 
-/// Publishes a service's outbox to its exchange, in order, marking a row sent only after the broker confirmed it.
-/// Every replica runs one; a PostgreSQL advisory lock makes exactly one of them active. It wakes on NOTIFY and
-/// polls every second; once an hour it deletes rows sent more than `Outbox.retention` ago.
+/// Publishes a service's outbox to its exchange, in order, marking a row sent (taking its seq out of `outbox_unsent`)
+/// only after the broker confirmed it. Every replica runs one; a PostgreSQL advisory lock makes exactly one of them
+/// active. It wakes on NOTIFY and polls every second; once an hour it deletes sent rows made more than
+/// `Outbox.retention` ago.
 public struct OutboxRelay: Service {
     let topology: Topology
     let postgresURL: String
@@ -77,11 +78,12 @@ public struct OutboxRelay: Service {
     private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection) throws -> Int {
         let rows = try database.query(
             """
-            SELECT id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange, routing_key
-            FROM outbox WHERE sent_at IS NULL ORDER BY seq LIMIT \(batchSize)
+            SELECT o.seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange,
+                routing_key
+            FROM outbox_unsent u JOIN outbox o ON o.seq = u.seq ORDER BY u.seq LIMIT \(batchSize)
             """)
         guard !rows.isEmpty else { return 0 }
-        var ids: [String] = []
+        var sent: [String] = []
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         for row in rows {
@@ -101,7 +103,7 @@ public struct OutboxRelay: Service {
                     traceparent: try row.decode("traceparent"),
                     body: Data(try row.decode("payload", as: String.self).utf8)))
             firstTag = firstTag ?? lastTag
-            ids.append(id.uuidString)
+            sent.append(String(try row.decode("seq", as: Int64.self)))
         }
         let (nacked, returned) = try broker.waitForConfirms(from: firstTag ?? lastTag, through: lastTag, timeout: 30)
         guard nacked.isEmpty else {
@@ -115,7 +117,7 @@ public struct OutboxRelay: Service {
         // NB: not durable: a mark lost in a crash of the server sends its rows again, with the same message ids,
         // which consumers' inboxes drop; waiting for the disk here held up the next batch on every one.
         try database.transaction(durable: false) { connection in
-            try connection.enqueue("UPDATE outbox SET sent_at = now() WHERE id = ANY(\(ids)::uuid[])")
+            try connection.enqueue("DELETE FROM outbox_unsent WHERE seq = ANY(\(sent)::bigint[])")
         }
         return rows.count
     }

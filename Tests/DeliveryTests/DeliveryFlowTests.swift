@@ -166,7 +166,7 @@ import Testing
         }
         try await runBriefly([relay]) {
             try await eventually("places' outbox drained") {
-                try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+                try await producer.pool.query("SELECT 1 FROM outbox_unsent").isEmpty
             }
         }
         let accounts = OutboxRelay(
@@ -177,7 +177,7 @@ import Testing
         }
         try await runBriefly([accounts]) {
             try await eventually("accounts' outbox drained") {
-                try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+                try await producer.pool.query("SELECT 1 FROM outbox_unsent").isEmpty
             }
         }
 

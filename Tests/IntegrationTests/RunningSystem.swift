@@ -138,7 +138,7 @@ final class RunningSystem: @unchecked Sendable {
         let group = ServiceGroup(services: [relay], logger: TestEnvironment.logger)
         let relaying = Task { try await group.run() }
         try await eventually("the events relayed as \(producer)") {
-            try await outbox.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+            try await outbox.pool.query("SELECT 1 FROM outbox_unsent").isEmpty
         }
         await group.triggerGracefulShutdown()
         try await relaying.value

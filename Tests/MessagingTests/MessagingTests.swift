@@ -86,7 +86,7 @@ struct MessagingFixture {
 
     /// Whether the relay has published and marked sent every row of the producer's outbox.
     func outboxIsDrained() async throws -> Bool {
-        try await producer.pool.query("SELECT 1 FROM outbox WHERE sent_at IS NULL").isEmpty
+        try await producer.pool.query("SELECT 1 FROM outbox_unsent").isEmpty
     }
 
     /// How many deliveries the consumer has applied (or found already applied) and acknowledged from its queue.
@@ -155,13 +155,12 @@ struct MessagingFixture {
         let fixture = try await MessagingFixture.make()
         let (oldestSent, oldSent, recentSent, oldAfterIt) = (UUID(), UUID(), UUID(), UUID())
         let (oldMessage, recentMessage) = (UUID(), UUID())
-        // In seq order: two rows sent long ago, one sent yesterday (it committed late), and one sent long ago.
+        // In seq order, all sent: two rows made long ago, one made yesterday, and one made long ago.
         for (id, daysAgo) in [(oldestSent, 9.0), (oldSent, 8.0), (recentSent, 1.0), (oldAfterIt, 8.0)] {
-            let at = Date().addingTimeInterval(-daysAgo * 24 * 3600)
             try await fixture.producer.pool.query(
                 """
-                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, created_at, sent_at)
-                VALUES (\(id), 'thing.happened', 1, \(UUID()), 1, '{}', \(at), \(at))
+                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, created_at)
+                VALUES (\(id), 'thing.happened', 1, \(UUID()), 1, '{}', \(Date().addingTimeInterval(-daysAgo * 24 * 3600)))
                 """)
         }
         for (id, daysAgo) in [(oldMessage, 15.0), (recentMessage, 13.0)] {
@@ -183,16 +182,25 @@ struct MessagingFixture {
         let inbox = try await fixture.consumer.pool.query("SELECT message_id FROM inbox").map {
             try $0.decode("message_id", as: UUID.self)
         }
-        // Once the row before it is due too, the last goes with it: every row goes when all are due.
-        try await fixture.producer.pool.query(
-            "UPDATE outbox SET sent_at = \(Date().addingTimeInterval(-8 * 24 * 3600)) WHERE id = \(recentSent)")
+        // Once the row before it is due too, the last goes with it, but a row made as long ago and not sent stays.
+        let unsent = UUID()
+        try await fixture.producer.pool.transaction { connection in
+            try connection.query(
+                "UPDATE outbox SET created_at = \(Date().addingTimeInterval(-8 * 24 * 3600)) WHERE id = \(recentSent)")
+            try Outbox.append(ThingHappened(thingId: unsent, sequence: 1), on: connection)
+            try connection.query(
+                "UPDATE outbox SET created_at = \(Date().addingTimeInterval(-9 * 24 * 3600)) WHERE aggregate_id = \(unsent)"
+            )
+        }
         let prunedWhenAllAreDue = try await fixture.producer.pool.withConnection { try Outbox.prune(on: $0) }
-        let outboxLeft = try await fixture.producer.pool.query("SELECT 1 FROM outbox").count
+        let outboxLeft = try await fixture.producer.pool.query("SELECT aggregate_id FROM outbox").map {
+            try $0.decode("aggregate_id", as: UUID.self)
+        }
 
         // NB: a due row behind one not yet due waits for it: the prune follows seq and stops at the first.
         #expect(outbox == [recentSent, oldAfterIt])
         #expect(inbox == [recentMessage])
-        #expect(prunedWhenAllAreDue == 2 && outboxLeft == 0)
+        #expect(prunedWhenAllAreDue == 2 && outboxLeft == [unsent])
     }
 
     @Test func aMessageDeliveredTwiceIsAppliedOnce() async throws {
@@ -208,7 +216,7 @@ struct MessagingFixture {
                 return try await fixture.outboxIsDrained()
             }
             // The relay publishes the same outbox row, with the same message id, a second time.
-            try await fixture.producer.pool.query("UPDATE outbox SET sent_at = NULL")
+            try await fixture.producer.pool.query("INSERT INTO outbox_unsent SELECT seq FROM outbox")
             try await fixture.producer.pool.query("SELECT pg_notify('outbox', '')")
             try await eventually("the second copy taken and acknowledged by the consumer") { fixture.consumed == 2 }
         }

@@ -176,7 +176,7 @@ def verify(env, pairs, since, timeout=120.0):
         missing = {}
         for (consumer, producer), types in BINDINGS.items():
             with database(env, producer) as source, database(env, consumer) as target:
-                unsent = source.execute("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND exchange IS NULL").fetchone()[0]
+                unsent = source.execute("SELECT count(*) FROM outbox_unsent u JOIN outbox o USING (seq) WHERE exchange IS NULL").fetchone()[0]
                 ids = [row[0] for row in source.execute(
                     "SELECT id FROM outbox WHERE (%s::text[] IS NULL OR type = ANY(%s)) AND exchange IS NULL"
                     " AND created_at >= %s", (types, types, since))]
