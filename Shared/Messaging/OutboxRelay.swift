@@ -78,10 +78,13 @@ public struct OutboxRelay: Service {
     private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection) throws -> Int {
         let rows = try database.query(
             """
-            SELECT o.seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange,
+            SELECT seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange,
                 routing_key
-            FROM outbox_unsent u JOIN outbox o ON o.seq = u.seq ORDER BY u.seq LIMIT \(batchSize)
+            FROM (SELECT seq FROM outbox_unsent ORDER BY seq LIMIT \(batchSize)) next JOIN outbox USING (seq)
+            ORDER BY seq
             """)
+        // NB: the batch is chosen before the join: a join of every unsent row, sorted, then cut to the batch, read
+        // the whole backlog for each batch of it.
         guard !rows.isEmpty else { return 0 }
         var sent: [String] = []
         var firstTag: UInt64?
