@@ -32,8 +32,8 @@ public enum Outbox {
                 VALUES (\(UUID.timeOrdered()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
                     \(exchange), \(routingKey))
                 RETURNING seq
-            ), unsent AS (INSERT INTO outbox_unsent (seq) SELECT seq FROM appended RETURNING 1)
-            SELECT pg_notify(\(channel), '') FROM unsent
+            ), \(handedToRelay("appended"))
+            SELECT count(*) FROM notified
             """)
     }
 
@@ -52,9 +52,17 @@ public enum Outbox {
                 SELECT \(UUID.timeOrdered()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload)
                 FROM \(unescaped: source)
                 RETURNING seq
-            ), unsent AS (INSERT INTO outbox_unsent (seq) SELECT seq FROM outboxed RETURNING 1),
-            notified AS (SELECT pg_notify(\(channel), '') FROM unsent)
+            ), \(handedToRelay("outboxed"))
             """
+    }
+
+    /// The common table expressions that hand the rows `appended` returns the seqs of to the relay: `unsent` (their
+    /// places in what it has to send) and `notified` (its wake-up on commit), which the statement must read.
+    private static func handedToRelay(_ appended: String) -> SQL {
+        """
+        unsent AS (INSERT INTO outbox_unsent (seq) SELECT seq FROM \(unescaped: appended) RETURNING 1),
+        notified AS (SELECT pg_notify(\(channel), '') FROM unsent)
+        """
     }
 
     /// Erases a person who deleted their account from the payloads of the outbox, sent or not (`erase_person`): the

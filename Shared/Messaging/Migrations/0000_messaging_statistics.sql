@@ -2,18 +2,6 @@
 -- statements go by key, so the planner needs no detail of their values: a sample of 3,000 rows (statistics target
 -- 10) rather than 30,000 makes an analyze a tenth of the work, 40 ms of a core rather than 0.4-0.8 s, which fell in
 -- one second and held up that second's requests. A service's own tables that take a row per event use the function
--- too.
-CREATE FUNCTION analyze_from_small_sample(table_name regclass) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-    each_column name;
-BEGIN
-    FOR each_column IN
-        SELECT attname FROM pg_attribute WHERE attrelid = table_name AND attnum > 0 AND NOT attisdropped
-    LOOP
-        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS 10', table_name, each_column);
-    END LOOP;
-END
-$$;
-
+-- (0000_messaging_small_sample) too.
 SELECT analyze_from_small_sample('outbox');
 SELECT analyze_from_small_sample('inbox');

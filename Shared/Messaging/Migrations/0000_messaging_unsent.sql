@@ -10,4 +10,4 @@ DROP INDEX outbox_unsent;
 ALTER TABLE outbox_unsent_seq RENAME TO outbox_unsent;
 ALTER INDEX outbox_unsent_seq_pkey RENAME TO outbox_unsent_pkey;
 ALTER TABLE outbox DROP COLUMN sent_at;
-ALTER TABLE outbox_unsent ALTER COLUMN seq SET STATISTICS 10;
+SELECT analyze_from_small_sample('outbox_unsent');
