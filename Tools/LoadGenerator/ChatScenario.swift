@@ -88,8 +88,29 @@ struct ChatScenario {
         }
     }
 
+    /// Pairs each two students: `--pairing-concurrency` pairs in flight, the next begun as one ends (a closed loop,
+    /// which keeps the machine as busy as it can be), or with `--pairing-rate` one begun at each of its times (an open
+    /// loop, a given load). Prints how long it took.
     private func makePairs() async -> [Pair] {
         let students = population.students
+        let count = students.count / 2
+        let start = Stopwatch.now()
+        defer {
+            let seconds = Stopwatch.now() - start
+            print("  pairs made in \(format(seconds)) s: \(format(Double(count) / seconds)) a second")
+        }
+        if let rate = options.pairingRate {
+            return await withTaskGroup(of: Pair?.self) { group in
+                for index in 0..<count {
+                    let due = start + Double(index) / rate
+                    if due > Stopwatch.now() {
+                        try? await Task.sleep(for: .milliseconds(Int((due - Stopwatch.now()) * 1000)))
+                    }
+                    group.addTask { await pair(students[2 * index], students[2 * index + 1], number: index) }
+                }
+                return await group.reduce(into: []) { made, pair in if let pair { made.append(pair) } }
+            }
+        }
         let next = NIOLockedValueBox(0)
         return await withTaskGroup(of: [Pair].self) { group in
             for _ in 0..<options.pairingConcurrency {
@@ -100,7 +121,7 @@ struct ChatScenario {
                             defer { value += 1 }
                             return value
                         }
-                        guard 2 * index + 1 < students.count else { return made }
+                        guard index < count else { return made }
                         if let pair = await pair(students[2 * index], students[2 * index + 1], number: index) {
                             made.append(pair)
                         }

@@ -31,6 +31,12 @@ struct LoadOptions: ParsableArguments, Sendable {
     var pairingConcurrency = 16
     @Option(
         help: """
+            chat: pairs begun a second, each when its time comes however many are still being made (an open loop, \
+            as students order), instead of --pairing-concurrency at once, each begun as one ends.
+            """)
+    var pairingRate: Double?
+    @Option(
+        help: """
             chat: seconds into the measured phase when a student signs up and deletes the account, an erasure that \
             reaches every service, as a campus's students do now and then; none unless given.
             """)
@@ -92,6 +98,7 @@ struct LoadOptions: ParsableArguments, Sendable {
                 "--students and --sockets need at least 2, --seconds more than 0, --deliverer-share 0.05 to 0.95")
         }
         guard pairingConcurrency >= 1 else { throw ValidationError("--pairing-concurrency needs at least 1") }
+        guard pairingRate.map({ $0 > 0 }) ?? true else { throw ValidationError("--pairing-rate needs more than 0") }
         guard deleteAccountAfter.map({ (0..<seconds).contains($0) }) ?? true else {
             throw ValidationError("--delete-account-after needs a time within the measured phase (0 to --seconds)")
         }
