@@ -75,7 +75,7 @@ extension Request {
         // NB: the decoder reads `"field": null` as a missing optional; no field of the API takes null, so a client
         // that sends one hears which field instead of having it silently ignored. A string with U+0000 would be cut
         // short on its way to PostgreSQL (whose text cannot hold it), so it is refused too.
-        if body.contains(Self.nullBytes) || body.contains(Self.nulCharacterBytes),
+        if Self.contains(Self.nullBytes, in: body) || Self.contains(Self.nulCharacterBytes, in: body),
             let refused = Self.firstRefusedValue(in: try? JSONSerialization.jsonObject(with: body))
         {
             throw Problem.invalid(refused.field, "\(refused.field) \(refused.problem)")
@@ -83,8 +83,22 @@ extension Request {
         return value
     }
 
-    private static let nullBytes = Data("null".utf8)
-    private static let nulCharacterBytes = Data(#"\u0000"#.utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let nulCharacterBytes = Array(#"\u0000"#.utf8)
+
+    /// Whether `needle` (not empty) occurs in `body`. NB: a loop over the bytes, not the standard library's generic
+    /// search of a collection in another, which took a fourteenth of chat's CPU time when every message's body was
+    /// searched with it.
+    private static func contains(_ needle: [UInt8], in body: Data) -> Bool {
+        body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+                if bytes[start..<start + needle.count].elementsEqual(needle) { return true }
+            }
+            return false
+        }
+    }
 
     /// The path (`items.[2].name`) of the first JSON null or string holding U+0000 inside `json`, and what is wrong.
     private static func firstRefusedValue(in json: Any?, path: String? = nil) -> (field: String, problem: String)? {

@@ -150,6 +150,25 @@ enum StreamClient {
         #expect(!everyone.contains(stranger))
     }
 
+    @Test func aMessageWithAQuoteAMarkFollowsReachesTheFeedWhole() async throws {
+        let app = try await NotificationsTestApp.make()
+        let student = UUID()
+        // A quote and a backslash, each with a combining mark: in the event's JSON, one character after its escape.
+        let text = "\"\u{301} and \\\u{308}"
+        let escaped = #"\""# + "\u{301} and " + #"\\"# + "\u{308}"
+
+        try await app.live { _, _ in
+            try await app.append(to: student, text: escaped)
+            try await eventually("the message in the student's feed") {
+                try await !app.database.pool.query("SELECT 1 FROM feed WHERE user_id = \(student)").isEmpty
+            }
+        }
+        let stored = try await app.database.pool.query(
+            "SELECT data->>'text' AS text FROM feed WHERE user_id = \(student)")
+
+        #expect(try stored.map { try $0.decode("text", as: String.self) } == [text])
+    }
+
     @Test func aReconnectingStudentGetsExactlyWhatTheyMissedInOrder() async throws {
         let app = try await NotificationsTestApp.make()
         let student = UUID()

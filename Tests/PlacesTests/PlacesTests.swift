@@ -108,6 +108,11 @@ import Testing
         #expect(PlaceQuery.reach(beside: [1.2, 0.8, 0.5], limit: 3, best: 0.75) == .within(meters: 2_501))
     }
 
+    @Test func likeWildcardsAreEscapedEvenWithACombiningMark() {
+        #expect(PlaceQuery.likeEscaped("50% off_now") == #"50\% off\_now"#)
+        #expect(PlaceQuery.likeEscaped("%\u{301}_\u{308}\\\u{301}") == "\\%\u{301}\\_\u{308}\\\\\u{301}")
+    }
+
     @Test func thePrefixEndComesAfterEveryTextThePrefixBegins() {
         #expect(PlaceQuery.prefixEnd(of: "rav") == "raw")
         #expect(PlaceQuery.prefixEnd(of: "kapulä") == "kapulå")

@@ -32,6 +32,20 @@ import Testing
         }
     }
 
+    @Test func textArraysRoundTripUnchanged() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+        // A quote or a backslash that a combining mark follows is one character with it, and must be escaped all
+        // the same; so must what an array literal would read as its own (commas, braces, NULL, spaces).
+        let texts = [
+            "\"\u{301}", "a\\\u{308},b", "{\"x\": [1, 2]}", "NULL", "", "  padded  ", "Käpylä 🍜", "tab\tnew\nline",
+        ]
+
+        let rows = try await database.pool.query(
+            "SELECT value FROM unnest(\(texts)::text[]) WITH ORDINALITY AS t(value, n) ORDER BY n")
+
+        #expect(try rows.map { try $0.decode("value", as: String.self) } == texts)
+    }
+
     @Test func everyDoubleIsAcceptedAndATooSmallOneIsZero() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         let values: [Double] = [-5e-324, 2.3e-308, 1.5, -0.1, Double.greatestFiniteMagnitude, .infinity, -.infinity]

@@ -130,12 +130,14 @@ package enum PlaceQuery {
 
     /// Search text in the form the index holds: lower case without accents is done by PostgreSQL's unaccent;
     /// this escapes LIKE's wildcards so that `%` and `_` match themselves.
+    ///
+    /// NB: by Unicode scalar: a wildcard that a combining mark follows is one character with it, yet still a wildcard.
     static func likeEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "%" || scalar == "_" || scalar == "\\" { escaped.append("\\") }
+            escaped.append(scalar)
         }
-        return escaped
+        return String(escaped)
     }
 }
