@@ -92,8 +92,7 @@ struct ChatScenario {
     /// which keeps the machine as busy as it can be), or with `--pairing-rate` one begun at each of its times (an open
     /// loop, a given load). Prints how long it took.
     private func makePairs() async -> [Pair] {
-        let students = population.students
-        let count = students.count / 2
+        let count = population.students.count / 2
         let start = Stopwatch.now()
         defer {
             let seconds = Stopwatch.now() - start
@@ -106,7 +105,7 @@ struct ChatScenario {
                     if due > Stopwatch.now() {
                         try? await Task.sleep(for: .milliseconds(Int((due - Stopwatch.now()) * 1000)))
                     }
-                    group.addTask { await pair(students[2 * index], students[2 * index + 1], number: index) }
+                    group.addTask { await pair(number: index) }
                 }
                 return await group.reduce(into: []) { made, pair in if let pair { made.append(pair) } }
             }
@@ -122,7 +121,7 @@ struct ChatScenario {
                             return value
                         }
                         guard index < count else { return made }
-                        if let pair = await pair(students[2 * index], students[2 * index + 1], number: index) {
+                        if let pair = await pair(number: index) {
                             made.append(pair)
                         }
                     }
@@ -132,9 +131,10 @@ struct ChatScenario {
         }
     }
 
-    /// The deliverer checks in (one seat), the orderer orders for that run, the deliverer accepts the offer, and
-    /// both wait for the conversation.
-    private func pair(_ deliverer: Student, _ orderer: Student, number: Int) async -> Pair? {
+    /// The `number`th pair, of students `2 number` and `2 number + 1`: the deliverer checks in (one seat), the orderer
+    /// orders for that run, the deliverer accepts the offer, and both wait for the conversation.
+    private func pair(number: Int) async -> Pair? {
+        let (deliverer, orderer) = (population.students[2 * number], population.students[2 * number + 1])
         let restaurant = population.restaurants[number % population.restaurants.count]
         let destination = population.buildings[number % population.buildings.count]
         guard
