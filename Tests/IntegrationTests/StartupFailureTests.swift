@@ -2,8 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+// NB: the limit guards against a hang, not a speed: with every suite starting at once, a test here has waited
+// two and a half minutes for the cores.
 /// A process that cannot start says why in one line and exits with status 1: no crash, no backtrace.
-@Suite(.timeLimit(.minutes(2))) struct StartupFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct StartupFailureTests {
     static let unreachableDatabase = "postgres://nobody@127.0.0.1:1/none"
 
     /// Runs an executable with only `environment` and returns its status and what it wrote to standard error (or,
