@@ -1,18 +1,22 @@
 import Hummingbird
 import Messaging
 import Metrics
+import NIOConcurrencyHelpers
 
-/// Refuses new work while the service's events are too far behind on their way to the people they concern: a
-/// request that changes something (any method but GET, HEAD and OPTIONS) gets 503 with `Retry-After`, before it
-/// takes work that would be delivered seconds late. Reads are served as ever. `/metrics` shows the backlog, its limit
-/// and `requests_shed_total`.
+/// Refuses new work that would reach people seconds late: a request that changes something (any method but GET, HEAD
+/// and OPTIONS) gets 503 with `Retry-After` while the service's events are too far behind on their way to the people
+/// they concern (`backlog`), or while it already carries as many changes as it may (`inFlight`), so that a send is
+/// refused at once instead of waiting in front of the commit behind all the others. Reads are served as ever.
+/// `/metrics` shows both signals, their limits and `requests_shed_total`.
 public struct LoadSheddingMiddleware: RouterMiddleware {
     public typealias Context = ServiceRequestContext
     let backlog: EventBacklog
+    let inFlight: ChangesInFlight
     let shed: Metrics.Counter
 
-    public init(backlog: EventBacklog, metrics: ServiceMetrics) {
+    public init(backlog: EventBacklog, inFlight: ChangesInFlight, metrics: ServiceMetrics) {
         self.backlog = backlog
+        self.inFlight = inFlight
         shed = metrics.counter("requests_shed_total")
     }
 
@@ -20,20 +24,49 @@ public struct LoadSheddingMiddleware: RouterMiddleware {
         _ request: Request, context: ServiceRequestContext,
         next: (Request, ServiceRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard ![.get, .head, .options].contains(request.method), backlog.isOverLimit else {
-            return try await next(request, context)
+        guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
+        guard !backlog.isOverLimit, inFlight.enter() else {
+            shed.increment()
+            throw Problem(
+                .serviceUnavailable, title: "Busy",
+                detail:
+                    "The system is still delivering what it took; send this again after the time Retry-After gives.",
+                type: "/problems/busy", headers: [.retryAfter: "1"])
         }
-        shed.increment()
-        throw Problem(
-            .serviceUnavailable, title: "Busy",
-            detail: "The system is still delivering what it took; send this again after the time Retry-After gives.",
-            type: "/problems/busy", headers: [.retryAfter: "1"])
+        defer { inFlight.leave() }
+        return try await next(request, context)
     }
 }
 
-/// `event_backlog` and `event_backlog_limit` in Prometheus text.
-func backlogMetrics(_ backlog: EventBacklog?) -> String {
+/// The requests that change something a service is carrying out now, up to `limit` at once. Past the limit a change
+/// would wait for the ones before it (about `limit` divided by what the service commits a second), so it is refused
+/// instead: the backlog of events only sees what was committed, not what waits in front of the commit.
+public final class ChangesInFlight: Sendable {
+    public let limit: Int
+    private let count = NIOLockedValueBox(0)
+
+    public init(limit: Int) { self.limit = limit }
+
+    /// The changes being carried out now.
+    public var current: Int { count.withLockedValue { $0 } }
+
+    /// Takes a place for one more change, or says there is none.
+    func enter() -> Bool {
+        count.withLockedValue { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() { count.withLockedValue { $0 -= 1 } }
+}
+
+/// `event_backlog`, `requests_in_flight` and their limits in Prometheus text.
+func sheddingMetrics(_ backlog: EventBacklog?, _ inFlight: ChangesInFlight) -> String {
     guard let backlog else { return "" }
     return "# TYPE event_backlog gauge\nevent_backlog \(backlog.current)\n"
         + "# TYPE event_backlog_limit gauge\nevent_backlog_limit \(backlog.limit)\n"
+        + "# TYPE requests_in_flight gauge\nrequests_in_flight \(inFlight.current)\n"
+        + "# TYPE requests_in_flight_limit gauge\nrequests_in_flight_limit \(inFlight.limit)\n"
 }

@@ -45,18 +45,19 @@ public struct ServiceBuilder {
         openAPI = try OpenAPIDocument.merging(
             String(contentsOf: url, encoding: .utf8),
             parts: openAPIParts.map { try String(contentsOf: $0, encoding: .utf8) })
-        // A service whose events go on to people sheds load when they fall behind (`BACKLOG_LIMIT` events).
+        // A service whose events go on to people sheds load when they fall behind (`BACKLOG_LIMIT` events) or when
+        // it carries `IN_FLIGHT_LIMIT` changes at once.
+        let environment = EnvironmentReader(values: configuration.environment)
         let backlog =
             try topology.downstream.isEmpty
             ? nil
             : EventBacklog(
-                topology: topology,
-                limit: EnvironmentReader(values: configuration.environment).integer("BACKLOG_LIMIT", in: 1...1_000_000)
-                    ?? 1_000,
+                topology: topology, limit: environment.integer("BACKLOG_LIMIT", in: 1...1_000_000) ?? 1_000,
                 postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL, logger: logger)
         router = makeServiceRouter(
             configuration: configuration, database: database, brokerStatus: brokerStatus,
-            metrics: metrics, openAPI: openAPI, backlog: backlog)
+            metrics: metrics, openAPI: openAPI, backlog: backlog,
+            inFlight: ChangesInFlight(limit: try environment.integer("IN_FLIGHT_LIMIT", in: 1...1_000_000) ?? 256))
         let relay = OutboxRelay(
             topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
             status: brokerStatus, logger: logger)

@@ -233,4 +233,59 @@ extension MatchOpened {
         #expect(stored.count == 3)
         #expect(!stored.contains("one too many"))
     }
+
+    @Test func aSendBeyondTheChangesInFlightIsRefusedAtOnceAndTheOneInFlightIsStored() async throws {
+        let app = try await ChatTestApp.make(environment: ["IN_FLIGHT_LIMIT": "1"])
+        let (olli, eero) = (UUID(), UUID())
+        let match = MatchOpened.between(orderer: olli, deliverer: eero)
+        try await app.apply { try ConversationPostgresRepository.open(match, on: $0) }
+        let token = try await app.token(olli, name: "Olli")
+        let path = "/v1/conversations/\(match.matchId)/messages"
+        // Messages cannot be stored while this transaction holds the table: the first send waits in front of its commit.
+        let holder = try PostgresConnection(url: app.database.url)
+        _ = try holder.query("BEGIN")
+        _ = try holder.query("LOCK TABLE messages IN EXCLUSIVE MODE")
+
+        try await app.test { client in
+            func send(_ text: String) async throws -> (HTTPResponse.Status, retryAfter: String?) {
+                try await client.execute(
+                    uri: path, method: .post,
+                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"id":"\#(UUID().uuidString)","text":"\#(text)"}"#)
+                ) { ($0.status, $0.headers[.retryAfter]) }
+            }
+            func metric(_ name: String) async throws -> Int? {
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+                        .flatMap { Int($0.split(separator: " ")[1]) }
+                }
+            }
+            async let waiting = send("the first, held")
+            let refused: (HTTPResponse.Status, retryAfter: String?)
+            let listed: HTTPResponse.Status
+            do {
+                try await eventually("one send in flight") { try await metric("requests_in_flight") == 1 }
+                refused = try await send("the second, at once")
+                (listed, _) = try await client.call(.get, "/v1/conversations", token: token)
+                _ = try holder.query("COMMIT")
+            } catch {
+                // NB: the held send is awaited on the way out, so the table is let go first.
+                _ = try? holder.query("ROLLBACK")
+                throw error
+            }
+
+            #expect(refused.0 == .serviceUnavailable)
+            #expect(refused.retryAfter == "1")
+            #expect(listed == .ok)
+            #expect(try await waiting.0 == .created)
+            #expect(try await metric("requests_in_flight") == 0)
+            #expect(try await metric("requests_in_flight_limit") == 1)
+            #expect(try await metric("requests_shed_total") == 1)
+            #expect(try await send("the third, after").0 == .created)
+        }
+        let stored = try await app.database.pool.query("SELECT text FROM messages ORDER BY seq").map {
+            try $0.decode("text", as: String.self)
+        }
+        #expect(stored == ["the first, held", "the third, after"])
+    }
 }
