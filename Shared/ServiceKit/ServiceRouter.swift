@@ -9,8 +9,7 @@ import Postgres
 /// description. A service adds its own routes to the router this returns.
 public func makeServiceRouter(
     configuration: ServiceConfiguration, database: PostgresPool, brokerStatus: BrokerStatus,
-    metrics: ServiceMetrics, openAPI: String? = nil, backlog: EventBacklog? = nil,
-    inFlight: ChangesInFlight = ChangesInFlight(limit: 256)
+    metrics: ServiceMetrics, openAPI: String?, backlog: EventBacklog?, inFlight: ChangesInFlight
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
     // Browsers take every answer as the type it names.
