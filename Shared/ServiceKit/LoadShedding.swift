@@ -14,9 +14,9 @@ public struct LoadSheddingMiddleware: RouterMiddleware {
     let inFlight: ChangesInFlight
     let shed: Metrics.Counter
 
-    public init(backlog: EventBacklog, inFlight: ChangesInFlight, metrics: ServiceMetrics) {
-        self.backlog = backlog
-        self.inFlight = inFlight
+    public init(_ shedding: LoadShedding, metrics: ServiceMetrics) {
+        backlog = shedding.backlog
+        inFlight = shedding.inFlight
         shed = metrics.counter("requests_shed_total")
     }
 
@@ -35,6 +35,17 @@ public struct LoadSheddingMiddleware: RouterMiddleware {
         }
         defer { inFlight.leave() }
         return try await next(request, context)
+    }
+}
+
+/// What a service whose events go on to people sheds load by: its backlog of events and the changes it carries at once.
+public struct LoadShedding: Sendable {
+    public let backlog: EventBacklog
+    public let inFlight: ChangesInFlight
+
+    public init(backlog: EventBacklog, inFlight: ChangesInFlight) {
+        self.backlog = backlog
+        self.inFlight = inFlight
     }
 }
 
@@ -63,10 +74,10 @@ public final class ChangesInFlight: Sendable {
 }
 
 /// `event_backlog`, `requests_in_flight` and their limits in Prometheus text.
-func sheddingMetrics(_ backlog: EventBacklog?, _ inFlight: ChangesInFlight) -> String {
-    guard let backlog else { return "" }
-    return "# TYPE event_backlog gauge\nevent_backlog \(backlog.current)\n"
-        + "# TYPE event_backlog_limit gauge\nevent_backlog_limit \(backlog.limit)\n"
-        + "# TYPE requests_in_flight gauge\nrequests_in_flight \(inFlight.current)\n"
-        + "# TYPE requests_in_flight_limit gauge\nrequests_in_flight_limit \(inFlight.limit)\n"
+func sheddingMetrics(_ shedding: LoadShedding?) -> String {
+    guard let shedding else { return "" }
+    return "# TYPE event_backlog gauge\nevent_backlog \(shedding.backlog.current)\n"
+        + "# TYPE event_backlog_limit gauge\nevent_backlog_limit \(shedding.backlog.limit)\n"
+        + "# TYPE requests_in_flight gauge\nrequests_in_flight \(shedding.inFlight.current)\n"
+        + "# TYPE requests_in_flight_limit gauge\nrequests_in_flight_limit \(shedding.inFlight.limit)\n"
 }

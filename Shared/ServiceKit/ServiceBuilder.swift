@@ -48,20 +48,21 @@ public struct ServiceBuilder {
         // A service whose events go on to people sheds load when they fall behind (`BACKLOG_LIMIT` events) or when
         // it carries `IN_FLIGHT_LIMIT` changes at once.
         let environment = EnvironmentReader(values: configuration.environment)
-        let backlog =
+        let shedding =
             try topology.downstream.isEmpty
             ? nil
-            : EventBacklog(
-                topology: topology, limit: environment.integer("BACKLOG_LIMIT", in: 1...1_000_000) ?? 1_000,
-                postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL, logger: logger)
+            : LoadShedding(
+                backlog: EventBacklog(
+                    topology: topology, limit: environment.integer("BACKLOG_LIMIT", in: 1...1_000_000) ?? 1_000,
+                    postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL, logger: logger),
+                inFlight: ChangesInFlight(limit: environment.integer("IN_FLIGHT_LIMIT", in: 1...1_000_000) ?? 256))
         router = makeServiceRouter(
             configuration: configuration, database: database, brokerStatus: brokerStatus,
-            metrics: metrics, openAPI: openAPI, backlog: backlog,
-            inFlight: ChangesInFlight(limit: try environment.integer("IN_FLIGHT_LIMIT", in: 1...1_000_000) ?? 256))
+            metrics: metrics, openAPI: openAPI, shedding: shedding)
         let relay = OutboxRelay(
             topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
             status: brokerStatus, logger: logger)
-        services = [database, relay] + (backlog.map { [$0] } ?? [])
+        services = [database, relay] + (shedding.map { [$0.backlog] } ?? [])
         if !topology.queues.isEmpty {
             services.append(
                 EventConsumer(

@@ -4,12 +4,12 @@ import Logging
 import Messaging
 import Postgres
 
-/// What every service's router has: problem+json errors, metrics, the body limit, load shedding (for a service with
-/// a `backlog`, which also carries at most `inFlight`'s limit of changes at once), health, metrics and the OpenAPI
-/// description. A service adds its own routes to the router this returns.
+/// What every service's router has: problem+json errors, metrics, the body limit, load shedding (for a service whose
+/// events go on to people), health, metrics and the OpenAPI description. A service adds its own routes to the router
+/// this returns.
 public func makeServiceRouter(
     configuration: ServiceConfiguration, database: PostgresPool, brokerStatus: BrokerStatus,
-    metrics: ServiceMetrics, openAPI: String?, backlog: EventBacklog?, inFlight: ChangesInFlight
+    metrics: ServiceMetrics, openAPI: String?, shedding: LoadShedding?
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
     // Browsers take every answer as the type it names.
@@ -21,8 +21,8 @@ public func makeServiceRouter(
     }
     router.add(middleware: BodyLimitMiddleware(limit: configuration.maxBodyBytes))
     router.add(middleware: QueryTextMiddleware())
-    if let backlog {
-        router.add(middleware: LoadSheddingMiddleware(backlog: backlog, inFlight: inFlight, metrics: metrics))
+    if let shedding {
+        router.add(middleware: LoadSheddingMiddleware(shedding, metrics: metrics))
     }
     router.get("/health/live") { _, _ in ["status": "ok"] }
     router.get("/health/ready") { _, _ -> [String: String] in
@@ -41,7 +41,7 @@ public func makeServiceRouter(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
             body: .init(
                 byteBuffer: ByteBuffer(
-                    string: metrics.render() + consumedEvents(brokerStatus) + sheddingMetrics(backlog, inFlight))))
+                    string: metrics.render() + consumedEvents(brokerStatus) + sheddingMetrics(shedding))))
     }
     if let openAPI {
         router.get("/openapi.yaml") { _, _ in

@@ -49,6 +49,30 @@ extension MatchOpened {
     }
 }
 
+/// A send's status, `Retry-After` and problem type.
+private typealias Sent = (status: HTTPResponse.Status, retryAfter: String?, type: String?)
+
+/// Sends `text` as a new message (an id of its own) to the conversation at `path`.
+private func sendMessage(_ text: String, to path: String, token: String, _ client: any TestClientProtocol) async throws
+    -> Sent
+{
+    try await client.execute(
+        uri: path, method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+        body: ByteBuffer(string: #"{"id":"\#(UUID().uuidString)","text":"\#(text)"}"#)
+    ) { response in
+        let problem = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+        return (response.status, response.headers[.retryAfter], (problem as? [String: Any])?["type"] as? String)
+    }
+}
+
+/// The value of the line `name` of the service's `/metrics`.
+private func metric(_ name: String, _ client: any TestClientProtocol) async throws -> Int? {
+    try await client.execute(uri: "/metrics", method: .get) { response in
+        String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+            .flatMap { Int($0.split(separator: " ")[1]) }
+    }
+}
+
 @Suite struct ChatTests {
     @Test func membersChatWithUnreadCountsAndHistoryByCursor() async throws {
         let app = try await ChatTestApp.make()
@@ -185,25 +209,10 @@ extension MatchOpened {
         let path = "/v1/conversations/\(match.matchId)/messages"
 
         try await app.test { client in
-            func send(_ text: String) async throws -> (HTTPResponse.Status, retryAfter: String?, type: String?) {
-                try await client.execute(
-                    uri: path, method: .post,
-                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                    body: ByteBuffer(string: #"{"id":"\#(UUID().uuidString)","text":"\#(text)"}"#)
-                ) { response in
-                    let problem = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
-                    return (
-                        response.status, response.headers[.retryAfter],
-                        (problem as? [String: Any])?["type"] as? String
-                    )
-                }
+            func send(_ text: String) async throws -> Sent {
+                try await sendMessage(text, to: path, token: token, client)
             }
-            func backlog() async throws -> Int? {
-                try await client.execute(uri: "/metrics", method: .get) { response in
-                    String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("event_backlog ") }
-                        .flatMap { Int($0.split(separator: " ")[1]) }
-                }
-            }
+            func backlog() async throws -> Int? { try await metric("event_backlog", client) }
             // The conversation's opening and two messages stay under the limit, even while an event being relayed is
             // counted both in the outbox and in the queue.
             for number in 1...2 { #expect(try await send("Viesti \(number)").0 == .created) }
@@ -247,24 +256,14 @@ extension MatchOpened {
         _ = try holder.query("LOCK TABLE messages IN EXCLUSIVE MODE")
 
         try await app.test { client in
-            func send(_ text: String) async throws -> (HTTPResponse.Status, retryAfter: String?) {
-                try await client.execute(
-                    uri: path, method: .post,
-                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                    body: ByteBuffer(string: #"{"id":"\#(UUID().uuidString)","text":"\#(text)"}"#)
-                ) { ($0.status, $0.headers[.retryAfter]) }
-            }
-            func metric(_ name: String) async throws -> Int? {
-                try await client.execute(uri: "/metrics", method: .get) { response in
-                    String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("\(name) ") }
-                        .flatMap { Int($0.split(separator: " ")[1]) }
-                }
+            func send(_ text: String) async throws -> Sent {
+                try await sendMessage(text, to: path, token: token, client)
             }
             async let waiting = send("the first, held")
-            let refused: (HTTPResponse.Status, retryAfter: String?)
+            let refused: Sent
             let listed: HTTPResponse.Status
             do {
-                try await eventually("one send in flight") { try await metric("requests_in_flight") == 1 }
+                try await eventually("one send in flight") { try await metric("requests_in_flight", client) == 1 }
                 refused = try await send("the second, at once")
                 (listed, _) = try await client.call(.get, "/v1/conversations", token: token)
                 _ = try holder.query("COMMIT")
@@ -278,9 +277,9 @@ extension MatchOpened {
             #expect(refused.retryAfter == "1")
             #expect(listed == .ok)
             #expect(try await waiting.0 == .created)
-            #expect(try await metric("requests_in_flight") == 0)
-            #expect(try await metric("requests_in_flight_limit") == 1)
-            #expect(try await metric("requests_shed_total") == 1)
+            #expect(try await metric("requests_in_flight", client) == 0)
+            #expect(try await metric("requests_in_flight_limit", client) == 1)
+            #expect(try await metric("requests_shed_total", client) == 1)
             #expect(try await send("the third, after").0 == .created)
         }
         let stored = try await app.database.pool.query("SELECT text FROM messages ORDER BY seq").map {
