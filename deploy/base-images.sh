@@ -8,10 +8,9 @@
 # a local folder. Either way it writes the two names into the project's .env, from which docker-compose.yml passes
 # them to every build as build arguments: the Dockerfiles stay as they are.
 #
-#   deploy/base-images.sh [--local] [--rebuild] [--no-swift] [PROJECT_DIR]
+#   deploy/base-images.sh [--local] [--rebuild] [PROJECT_DIR]
 #     --local     make the local images without trying to pull the official ones
 #     --rebuild   make the local images again even if they exist
-#     --no-swift  only the Debian one: enough for images of binaries built outside (SWIFT_BINARIES=prebuilt)
 set -euo pipefail
 
 LOCAL_BASE=tarrare-local/debian:bookworm-slim
@@ -20,19 +19,19 @@ OFFICIAL_BASE=debian:bookworm-slim
 OFFICIAL_SWIFT=swift:6.3-bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-local_only=false rebuild=false swift_image=true root=""
+local_only=false rebuild=false root=""
 for argument in "$@"; do
   case $argument in
     --local) local_only=true ;;
     --rebuild) rebuild=true ;;
-    --no-swift) swift_image=false ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) root=$argument ;;
   esac
 done
 root=${root:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
-log() { echo "==> $*" >&2; }
+# install_packages, as scripts/up installs what it needs (apt-get as root, or through sudo).
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 die() { echo "base-images: $*" >&2; exit 1; }
 
 docker info >/dev/null 2>&1 || die "no Docker engine answers (start dockerd, or check DOCKER_HOST)"
@@ -61,7 +60,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"; docker rm -f tarrare-swift-image >/dev/null 2>&1 || true' EXIT
 
 if $rebuild || ! has_image "$LOCAL_BASE"; then
-  command -v debootstrap >/dev/null || die "debootstrap is needed (apt-get install debootstrap)"
+  command -v debootstrap >/dev/null || install_packages debootstrap ||
+    die "debootstrap is needed and could not be installed (apt-get install debootstrap)"
   log "making $LOCAL_BASE with debootstrap from $MIRROR"
   debootstrap --variant=minbase bookworm "$work/rootfs" "$MIRROR" >"$work/debootstrap.log" 2>&1 ||
     { tail -n 20 "$work/debootstrap.log" >&2; die "debootstrap of bookworm failed"; }
@@ -76,7 +76,7 @@ SOURCES
   tar -C "$work/rootfs" -c . | docker import --change 'CMD ["bash"]' - "$LOCAL_BASE" >/dev/null
 fi
 
-if $swift_image && { $rebuild || ! has_image "$LOCAL_SWIFT"; }; then
+if $rebuild || ! has_image "$LOCAL_SWIFT"; then
   swift=$(command -v swift) || die "no Swift toolchain on this machine to make $LOCAL_SWIFT from"
   toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$swift")")")")
   [[ -x $toolchain/usr/bin/swiftc ]] || die "cannot find the toolchain of $swift (looked in $toolchain)"
@@ -106,9 +106,5 @@ if $swift_image && { $rebuild || ! has_image "$LOCAL_SWIFT"; }; then
 fi
 
 set_env BASE_IMAGE "$LOCAL_BASE"
-if $swift_image; then
-  set_env SWIFT_IMAGE "$LOCAL_SWIFT"
-  log "base images: $LOCAL_BASE and $LOCAL_SWIFT (named in $root/.env)"
-else
-  log "base image: $LOCAL_BASE (named in $root/.env)"
-fi
+set_env SWIFT_IMAGE "$LOCAL_SWIFT"
+log "base images: $LOCAL_BASE and $LOCAL_SWIFT (named in $root/.env)"

@@ -342,7 +342,7 @@ def test_each_swift_service_runs_a_declared_executable():
         assert build.get("context") == "." and build.get("dockerfile", "Dockerfile") == "Dockerfile", (
             f"{name} must be built from the Dockerfile"
         )
-        assert set(build.get("args") or {}) == {"BASE_IMAGE", "SWIFT_IMAGE", "BINARIES"}, name
+        assert set(build.get("args") or {}) == {"BASE_IMAGE", "SWIFT_IMAGE"}, name
 
 
 def test_each_service_executable_runs_as_a_service():

@@ -50,8 +50,8 @@ class Stack:
         self.postgres_port = free_port()
         subprocess.run([ROOT / "deploy" / "make-secrets.sh", self.folder], check=True, capture_output=True)
         self.secrets = self.folder / "deploy" / "secrets"
-        # Where the images come from: the base images deploy/base-images.sh chose, named in the checkout's .env, and
-        # the binaries scripts/test staged (SWIFT_BINARIES=prebuilt) unless the caller says otherwise.
+        # Where the images come from: the base images deploy/base-images.sh chose, named in the checkout's .env; the
+        # services compile on the Swift one, in release, as `docker compose up --build` compiles them for an operator.
         checkout_env = read_env(ROOT / ".env")
         self.env = {
             **os.environ,
@@ -60,7 +60,6 @@ class Stack:
             "GATEWAY_HTTPS_PORT": str(self.https_port),
             "TEST_POSTGRES_PORT": str(self.postgres_port),
             "TARRARE_TAG": os.environ.get("TARRARE_TAG", "test"),
-            "SWIFT_BINARIES": os.environ.get("SWIFT_BINARIES", "prebuilt"),
         }
         for key in ("BASE_IMAGE", "SWIFT_IMAGE"):
             if key in checkout_env and key not in os.environ:

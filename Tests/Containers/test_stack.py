@@ -53,6 +53,19 @@ def test_the_whole_system_starts_from_nothing_and_the_story_passes_through_its_g
     stack.run_system_tests("test_story.py")
 
 
+def test_the_image_holds_the_services_compiled_in_it_as_an_operator_builds_it(stack):
+    # The Dockerfile's build, as `docker compose up --build` runs it: the services alone (no tool, no test support),
+    # each with the Swift runtime linked in (--static-swift-stdlib), so the image needs no toolchain library.
+    image = f"tarrare:{stack.env['TARRARE_TAG']}"
+    run = lambda *command: subprocess.run(["docker", "run", "--rm", image, *command],
+                                          capture_output=True, text=True, timeout=60, check=True).stdout
+    executables = {name for name in run("ls", "/app").split() if not name.endswith(".resources")}
+    assert executables == {"accounts", "places", "matching", "chat", "notifications", "media"}, executables
+    libraries = run("sh", "-c", 'for file in /app/*; do [ -d "$file" ] || ldd "$file"; done')
+    assert "libswiftCore" not in libraries and "libFoundation" not in libraries, libraries
+    assert "not found" not in libraries and libraries.count("libpq.so.5") == len(executables), libraries
+
+
 def request_counts(text):
     """Requests a replica served (sockets opened included), health checks and metrics aside."""
     total = 0

@@ -44,7 +44,8 @@ import Testing
 
                 let sending = try await LiveRoute.sendRoute(to: path, token: delivererToken, client)
                 let last = LiveRoute.route[9]
-                try await eventually("the last position at the orderer", timeout: 10) {
+                // NB: a bound on a hang, not a speed: the frames go through a paced timer and the broker.
+                try await eventually("the last position at the orderer", timeout: 60) {
                     listener.frames(to: orderer).last?.data.lat == last.lat
                 }
                 let (_, active) = try await client.call(.get, "/v1/matches/\(match.id)", token: ordererToken)

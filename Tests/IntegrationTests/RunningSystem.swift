@@ -53,6 +53,8 @@ final class RunningSystem: @unchecked Sendable {
                 "POSTGRES_POOL_SIZE": "4",
                 "JWT_PUBLIC_KEY_FILE": keyFile.path, "LOG_LEVEL": "warning", "SCHEDULER_INTERVAL_SECONDS": "0.1",
                 "PUSH_GRACE_SECONDS": "60",
+                // NB: offers last ten minutes, as in MatchingTestApp: a busy machine's steps outlast the 25 s default.
+                "DELIVERY_OFFER_WINDOW_SECONDS": "600", "RIDES_OFFER_WINDOW_SECONDS": "600",
             ]
         ) { $1 }
         let process = Process()
@@ -175,7 +177,7 @@ final class RunningSystem: @unchecked Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         }
-        let response = try await http.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1 << 22)
         let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
         return Answer(status: response.status.code, json: json)

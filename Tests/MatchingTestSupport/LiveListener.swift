@@ -44,12 +44,14 @@ public enum LiveRoute {
         guard answer.0 == status else { throw TestFailure("expected \(status), got \(answer.0): \(answer.1)") }
     }
 
-    /// Location frames without `seq`, fewer than the positions and more than one, and no more than one a second
+    /// Location frames without `seq`, more than one and no more than the positions, and no more than one a second
     /// over the `seconds` the positions took to send and the second after (when the last may still go). NB: counted,
-    /// not timed at arrival: frames sent a second apart can arrive closer together when the broker is busy.
+    /// not timed at arrival: frames sent a second apart can arrive closer together when the broker is busy; and
+    /// measured against the seconds the sends really took, which a busy machine stretches to one position a second or
+    /// more apart, each then rightly a frame of its own.
     public static func expectPaced(_ frames: [LiveListener.Heard], sentOver seconds: Double) {
         #expect(frames.allSatisfy { $0.type == LocationFrame.type && !$0.hasSeq })
-        #expect(frames.count >= 2 && frames.count < route.count, "\(frames.count) frames")
+        #expect(frames.count >= 2 && frames.count <= route.count, "\(frames.count) frames")
         #expect(frames.count <= Int(seconds) + 2, "\(frames.count) frames in \(seconds) s of positions")
     }
 }
@@ -94,7 +96,8 @@ public final class LiveListener: Sendable {
     /// Returns once no position timer is left to work and a frame published now has come back to `user`'s key, so
     /// that any frame still on its way would have arrived.
     public func settle(_ app: MatchingTestApp, hearing user: Identity) async throws {
-        try await eventually("no position timer left to work", timeout: 10) {
+        // NB: bounds on a hang, not a speed: the work goes through a paced timer and the broker.
+        try await eventually("no position timer left to work", timeout: 60) {
             let waiting: Int = try await app.database.pool.query(
                 "SELECT count(*) AS waiting FROM timers WHERE kind = 'position' AND done_at IS NULL"
             ).first!.decode("waiting")
@@ -103,7 +106,7 @@ public final class LiveListener: Sendable {
         let sentinel = UUID().uuidString
         let body = Data(#"{"sentinel":"\#(sentinel)"}"#.utf8)
         channel.publish(routingKey: LiveFrames.routingKey(user.userId), body: body)
-        try await eventually("a frame published now back at the user's key", timeout: 10) {
+        try await eventually("a frame published now back at the user's key", timeout: 60) {
             sentinels.withLock { $0.contains(sentinel) }
         }
     }

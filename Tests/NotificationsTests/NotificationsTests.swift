@@ -26,7 +26,7 @@ struct NotificationsTestApp: ServiceTestApp {
         NotificationsTestApp(
             service: try await TestService.make(
                 "notifications", migrations: ["Services/Notifications/Migrations"],
-                environment: ["POSTGRES_POOL_SIZE": "3", "PUSH_GRACE_SECONDS": "4"], sharing: other?.service),
+                environment: ["POSTGRES_POOL_SIZE": "3", "PUSH_GRACE_SECONDS": "600"], sharing: other?.service),
             chat: try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory]))
     }
 
@@ -66,11 +66,12 @@ struct NotificationsTestApp: ServiceTestApp {
 
 /// A socket client that collects frames.
 enum StreamClient {
-    /// Connects to the stream and returns the first `count` frames, then waits `quiet` seconds to catch extras.
-    /// Frames are also collected in `received` as they arrive, for a caller that acts on them meanwhile: `action`
-    /// runs as soon as the socket is open (a caller that needs it live waits for that itself).
+    /// Connects to the stream and returns the first `count` frames, then waits `quiet` seconds to catch extras;
+    /// throws when `count` frames have not come `timeout` seconds after `action`. Frames are also collected in
+    /// `received` as they arrive, for a caller that acts on them meanwhile: `action` runs as soon as the socket is
+    /// open (a caller that needs it live waits for that itself).
     static func frames(
-        port: Int, token: String, after: Int64 = 0, count: Int, quiet: Double = 0.5, timeout: Double = 15,
+        port: Int, token: String, after: Int64 = 0, count: Int, quiet: Double = 0.5, timeout: Double = 60,
         into received: NIOLockedValueBox<[String]> = .init([]),
         whileOpen action: (@Sendable (WebSocketOutboundWriter) async throws -> Void)? = nil
     ) async throws -> [[String: Any]] {
@@ -80,7 +81,6 @@ enum StreamClient {
                     url: "ws://127.0.0.1:\(port)/v1/stream?after=\(after)&access_token=\(token)",
                     logger: TestEnvironment.logger
                 ) { inbound, outbound, _ in
-                    let start = Date()
                     try await withThrowingTaskGroup(of: Void.self) { inner in
                         inner.addTask {
                             for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -89,10 +89,9 @@ enum StreamClient {
                         }
                         inner.addTask {
                             try await action?(outbound)
-                            while received.withLockedValue({ $0.count }) < count
-                                && Date().timeIntervalSince(start) < timeout
-                            {
-                                try await Task.sleep(for: .milliseconds(20))
+                            // NB: the wait starts after `action`, which may itself wait long on a busy machine.
+                            try await eventually("\(count) frames on the socket", timeout: timeout) {
+                                received.withLockedValue { $0.count } >= count
                             }
                             // NB: not a wait for a condition: the quiet time in which no frame past `count` may come.
                             try await Task.sleep(for: .milliseconds(Int(quiet * 1000)))
@@ -104,7 +103,11 @@ enum StreamClient {
             }
             try await group.waitForAll()
         }
-        return received.withLockedValue { $0 }.compactMap {
+        let texts = received.withLockedValue { $0 }
+        guard texts.count >= count else {
+            throw TestFailure("the socket closed after \(texts.count) of \(count) frames")
+        }
+        return texts.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }
@@ -239,7 +242,7 @@ enum StreamClient {
             try await second.live { secondPort, _ in
                 let seenByEero = NIOLockedValueBox<[String]>([])
                 async let eeroFrames = StreamClient.frames(
-                    port: secondPort, token: eeroToken, count: 2, quiet: 0.5, timeout: 30, into: seenByEero)
+                    port: secondPort, token: eeroToken, count: 2, quiet: 0.5, into: seenByEero)
                 _ = try await StreamClient.frames(port: firstPort, token: ainoToken, count: 0, quiet: 0) { socket in
                     try await first.append(to: eero, text: "from Aino")
                     // Once Eero holds the entry his socket is bound on the second replica; a typing client repeats
@@ -326,14 +329,22 @@ enum StreamClient {
                 try await app.append(to: offline, text: "nobody listening")
                 try await app.append(to: deviceless, text: "nowhere to push")
             }
-            // The grace period is 4 s (long enough for a busy machine to hand the online entry to its socket) and
-            // the dispatcher looks every second.
-            try await eventually("two entries pushed and none awaiting a push", timeout: 30) {
+            // NB: the test keeps the clock: the grace period is ten minutes, so nothing is pushed before the online
+            // entry is marked delivered however busy the machine; then every entry is made older than the grace.
+            try await eventually("all three entries in a feed and the online one marked delivered", timeout: 60) {
+                guard try await app.database.pool.query("SELECT 1 FROM feed").count == 3 else { return false }
+                return try await app.database.pool.query(
+                    "SELECT 1 FROM feed_awaiting_push WHERE user_id = \(online)"
+                ).isEmpty
+            }
+            try await app.database.pool.query(
+                "UPDATE feed_awaiting_push SET created_at = created_at - interval '600 seconds'")
+            try await eventually("two entries pushed and none awaiting a push", timeout: 60) {
                 guard sender.sent.withLockedValue({ $0.count }) == 2 else { return false }
                 return try await app.database.pool.query("SELECT 1 FROM feed_awaiting_push").isEmpty
             }
-            // NB: not a wait for a condition: a grace period more, in which no entry may be pushed again.
-            try await Task.sleep(for: .seconds(4))
+            // NB: not a wait for a condition: two rounds of the dispatcher more, in which no entry may be pushed again.
+            try await Task.sleep(for: .seconds(2))
         }
         let feeds = try await app.database.pool.query("SELECT user_id FROM feed").map {
             try $0.decode("user_id", as: UUID.self)

@@ -34,7 +34,8 @@ import Testing
 
                 let sending = try await LiveRoute.sendRoute(to: "/v1/rides/driver/location", token: driverToken, client)
                 let last = LiveRoute.route[9]
-                try await eventually("the last position at the rider", timeout: 10) {
+                // NB: a bound on a hang, not a speed: the frames go through a paced timer and the broker.
+                try await eventually("the last position at the rider", timeout: 60) {
                     listener.frames(to: rider).last?.data.lat == last.lat
                 }
                 let (_, underway) = try await client.call(.get, "/v1/rides/\(rideId)", token: riderToken)

@@ -15,7 +15,7 @@ import httpx
 import pika
 import pytest
 
-from conftest import GATEWAY, ROOT, Student, eventually
+from conftest import GATEWAY, ROOT, Student, database, eventually
 from traffic import Pair, Traffic, verify
 
 PAIRS = 4
@@ -92,10 +92,14 @@ def test_a_service_stopped_gracefully_finishes_the_requests_in_flight(system, pa
             email = f"late.{uuid.uuid4().hex[:12]}@helsinki.fi"
             return client.post("/v1/auth/signup", json={"email": email, "password": "correct horse battery", "name": "Late"})
 
-        with ThreadPoolExecutor(max_workers=len(clients)) as pool:
+        # NB: a sign-up records its throttle event before its hash: once all have, accounts holds every one of them.
+        recorded = "SELECT count(*) FROM throttle_events WHERE starts_with(key, 'signup:') AND happened_at >= %s"
+        with ThreadPoolExecutor(max_workers=len(clients)) as pool, database(system, "accounts") as accounts:
+            began = accounts.execute("SELECT now()").fetchone()[0]
             signups = [pool.submit(sign_up, client) for client in clients]
             start.wait()
-            time.sleep(0.3)
+            assert eventually(lambda: accounts.execute(recorded, (began,)).fetchone()[0] >= len(clients),
+                              timeout=60, interval=0.02), "the sign-ups never all reached accounts"
             os.kill(pid("accounts"), signal.SIGTERM)
             statuses = [future.result().status_code for future in signups]
         failed = [status for status in statuses if status != 201]

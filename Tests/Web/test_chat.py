@@ -1,6 +1,7 @@
 """Chats in the page: live messages both ways, and a socket cut while messages arrive that shows each of them once
 when it comes back."""
 
+import time
 import uuid
 
 import httpx
@@ -36,12 +37,16 @@ def tutoring_match(browser, partner):
     return second.json()["matchId"]
 
 
-def send(partner, match_id, text):
+def send(partner, match_id, text, timeout=30.0):
+    """Posts `text` as the partner, again while chat answers 404: it learns of the match from matching's event."""
     path = f"/v1/conversations/{match_id}/messages"
-    for _ in range(100):
+    deadline = time.monotonic() + timeout
+    while True:
         answer = partner.http.post(path, json={"id": str(uuid.uuid4()), "text": text})
-        if answer.status_code != 404:  # chat learns of the match from matching's event
+        if answer.status_code != 404 or time.monotonic() > deadline:
             break
+        time.sleep(0.1)
+    assert answer.status_code != 404, f"chat did not learn of match {match_id} within {timeout:g} s"
     assert answer.status_code == 201, answer.text
 
 
