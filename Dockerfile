@@ -13,7 +13,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 FROM ${SWIFT_IMAGE} AS compiled
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq-dev librabbitmq-dev libcrypt-dev libvips-dev pkg-config jq \
+    && apt-get install -y --no-install-recommends libpq-dev librabbitmq-dev libcrypt-dev libvips-dev libcurl4-openssl-dev pkg-config jq \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 
@@ -38,7 +38,7 @@ RUN products=$(swift package dump-package | jq -r '.targets as $targets | .produ
 FROM ${BASE_IMAGE}
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 libvips42 osmium-tool ca-certificates curl \
+    && apt-get install -y --no-install-recommends libpq5 librabbitmq4 libcrypt1 libvips42 libcurl4 osmium-tool ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 tarrare \
     && useradd --system --uid 10001 --gid tarrare --no-create-home --home-dir /nonexistent \

@@ -42,6 +42,9 @@ let package = Package(
             providers: [.apt(["librabbitmq-dev"])]),
         .systemLibrary(
             name: "CCrypt", path: "Shared/CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // SMTP with STARTTLS and AUTH, for accounts' mail.
+        .systemLibrary(
+            name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         // MARK: Shared
@@ -71,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "Accounts",
             dependencies: [
-                "ServiceKit", "Postgres", "Messaging", "Contracts", "CCrypt", .hummingbird, .nioPosix,
+                "ServiceKit", "Postgres", "Messaging", "Contracts", "CCrypt", "CCurl", .hummingbird, .nioPosix,
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/Accounts", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
@@ -213,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "AccountsTests",
             dependencies: [
-                "Accounts", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
+                "Accounts", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts", .nioConcurrency,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],

@@ -28,7 +28,7 @@ KEYS=$LOCAL/keys
 
 PACKAGES=(
   postgresql postgresql-15-postgis-3 postgresql-15-pgrouting postgresql-contrib osmium-tool
-  rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev libvips-dev
+  rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev libvips-dev libcurl4-openssl-dev
   nginx-light openssl pkg-config libjs-leaflet
 )
 
@@ -91,6 +91,20 @@ wait_for_port() {
     sleep 0.25
   done
   return 1
+}
+
+# stop_pid_file FILE: stops the process whose id FILE holds (TERM, then KILL after 10 s) and removes FILE.
+stop_pid_file() {
+  local file=$1
+  [[ -f $file ]] || return 0
+  local pid
+  pid=$(cat "$file")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$file"
 }
 
 show_log_tail() {

@@ -1,23 +1,20 @@
-import Crypto
 import Foundation
 import Hummingbird
 import ServiceKit
 
-/// The accounts API: sign-up, verification, login, token refresh and logout, the caller's profile, campuses, and
-/// the key set that verifies access tokens.
+/// The accounts API: sign-up, login, token refresh and logout, the caller's profile, campuses, and the key set that
+/// verifies access tokens. What emailed codes prove is `EmailController`'s.
 struct AccountController: Sendable {
     let repository: AccountPostgresRepository
     let campuses: CampusDirectory
     let hasher: PasswordHasher
     let tokens: TokenIssuer
-    let mailer: any Mailer
     let settings: AccountSettings
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
         // Their answers hold tokens: no cache may keep them.
         router.group("/v1/auth").add(middleware: HeaderMiddleware(.cacheControl, "no-store"))
             .post("signup", use: signUp)
-            .post("verify", use: verify)
             .post("login", use: logIn)
             .post("refresh", use: refresh)
             .post("logout", use: logOut)
@@ -36,11 +33,6 @@ struct AccountController: Sendable {
         var email: String
         var password: String
         var name: String
-    }
-
-    struct VerifyRequest: Decodable {
-        var email: String
-        var code: String
     }
 
     struct LogInRequest: Decodable {
@@ -95,30 +87,22 @@ struct AccountController: Sendable {
         try await repository.recordEvent(keys: [addressKey], window: throttle.window)
         let passwordHash = try await hasher.hash(input.password)
         let code =
-            settings.requiresEmailVerification || settings.sendsVerificationCodes ? Self.newVerificationCode() : nil
+            settings.requiresEmailVerification || settings.sendsVerificationCodes ? EmailController.newCode() : nil
         let account = try await repository.createAccount(
             email: email, passwordHash: passwordHash, name: name, campus: campus.domain,
             isVerified: false,
-            verification: code.map { (Self.hashCode($0), Date().addingTimeInterval(24 * 3600)) })
-        if let code { try await mailer.sendVerificationCode(code, to: email) }
+            verification: code.map {
+                (
+                    EmailController.hashCode($0), Date().addingTimeInterval(EmailController.codeLifetime),
+                    AccountMails.verification(
+                        to: email, name: name, code: $0, campus: campus.name, publicURL: settings.publicURL)
+                )
+            })
         context.logger.info("signed up", metadata: ["userId": "\(account.id)", "campus": "\(campus.domain)"])
         if settings.requiresEmailVerification {
             return EditedResponse(status: .created, response: Session(user: account, verificationRequired: true))
         }
         return EditedResponse(status: .created, response: try await newSession(for: account))
-    }
-
-    func verify(request: Request, context: ServiceRequestContext) async throws -> Account {
-        let input = try await request.decodeJSON(as: VerifyRequest.self, context: context)
-        let (email, _) = try AccountRules.normalizedEmail(input.email)
-        let code = input.code.trimmingCharacters(in: .whitespaces)
-        guard code.count == 6, code.allSatisfy(\.isASCIIDigit) else {
-            throw AccountError.invalid(field: "code", "The code is six digits.")
-        }
-        guard let account = try await repository.verifyEmail(email: email, codeHash: Self.hashCode(code)) else {
-            throw AccountError.invalidVerificationCode
-        }
-        return account
     }
 
     func logIn(request: Request, context: ServiceRequestContext) async throws -> Session {
@@ -232,14 +216,6 @@ struct AccountController: Sendable {
         return Session(
             user: account, accessToken: try await tokens.accessToken(for: account), refreshToken: refreshToken,
             expiresIn: Int(tokens.accessTokenLifetime))
-    }
-
-    private static func newVerificationCode() -> String {
-        String(format: "%06d", Int.random(in: 0..<1_000_000))
-    }
-
-    private static func hashCode(_ code: String) -> Data {
-        Data(SHA256.hash(data: Data(code.utf8)))
     }
 }
 

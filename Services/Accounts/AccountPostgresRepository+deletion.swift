@@ -18,7 +18,7 @@ extension AccountPostgresRepository {
 
     /// Deletes the student's account in one transaction: their sessions end; the row keeps only its id and campus
     /// (reports and others' blocks refer to it) and its email is free for a new sign-up; what accounts holds of them
-    /// (verification codes, throttle records keyed by their email, their blocks, their images, and their name and
+    /// (verification and reset codes, mail to them, throttle records keyed by their email, their blocks, their images, and their name and
     /// bio in the outbox's payloads) is erased; and `user.deleted`, which names no one, tells every other service
     /// to erase theirs. False when the account was already deleted.
     func deleteAccount(_ userId: UUID) async throws -> Bool {
@@ -32,7 +32,12 @@ extension AccountPostgresRepository {
             let campus: String = try row.decode("campus")
             try connection.query("DELETE FROM refresh_tokens WHERE user_id = \(userId)")
             try connection.query("DELETE FROM email_verifications WHERE user_id = \(userId)")
-            try connection.query("DELETE FROM throttle_events WHERE key = \(AccountRules.throttleKey(email: email))")
+            try connection.query("DELETE FROM password_resets WHERE user_id = \(userId)")
+            try connection.query("DELETE FROM mail_outbox WHERE recipient = \(email)")
+            let emailKey = AccountRules.throttleKey(email: email)
+            try connection.query(
+                "DELETE FROM throttle_events WHERE key = ANY(\([emailKey, "resend:" + emailKey, "reset:" + emailKey])::text[])"
+            )
             try connection.query("DELETE FROM blocks WHERE blocker_id = \(userId) OR blocked_id = \(userId)")
             try connection.query("DELETE FROM images WHERE owner_id = \(userId)")
             try connection.query(

@@ -31,10 +31,11 @@ struct AccountPostgresRepository: Sendable {
         }
     }
 
-    /// Creates the account and its `user.registered` event; a taken email is `emailTaken`.
+    /// Creates the account and its `user.registered` event, and the verification code with its mail when given; a
+    /// taken email is `emailTaken`.
     func createAccount(
         email: String, passwordHash: String, name: String, campus: String, isVerified: Bool,
-        verification: (codeHash: Data, expiresAt: Date)?
+        verification: (codeHash: Data, expiresAt: Date, mail: OutgoingMail)?
     ) async throws -> Account {
         do {
             return try await database.transaction { connection in
@@ -53,6 +54,7 @@ struct AccountPostgresRepository: Sendable {
                         INSERT INTO email_verifications (user_id, code_hash, expires_at)
                         VALUES (\(account.id), \(verification.codeHash), \(verification.expiresAt))
                         """)
+                    try Self.enqueue(verification.mail, on: connection)
                 }
                 try Outbox.append(UserRegistered(user: account.snapshot, version: account.version), on: connection)
                 return account

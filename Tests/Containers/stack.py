@@ -1,9 +1,12 @@
 """A compose project of the whole system on the Docker engine, as an operator runs it: its own project name, secrets
 made by deploy/make-secrets.sh in a folder of its own, the gateway published on a free loopback port, PostgreSQL
-too (for the checks of what every service consumed), and everything of it removed at the end."""
+too (for the checks of what every service consumed), a mail server whose inbox the tests read, and everything of it
+removed at the end."""
 
+import importlib.util
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -66,6 +69,13 @@ class Stack:
                 self.env[key] = checkout_env[key]
         self.passwords = read_env(self.folder / ".env")
         self.gateway = f"http://127.0.0.1:{self.gateway_port}"
+        # The mail server's folder (compose.test.yml): its inbox, and its certificate, which accounts trusts.
+        self.mail = self.folder / "mail"
+        (self.mail / "inbox").mkdir(parents=True)
+        mailserver_module().make_certificate(self.mail / "cert.pem", self.mail / "key.pem")
+        (self.mail / "cert.pem").chmod(0o644)
+        self.env["TEST_MAIL_FOLDER"] = str(self.mail)
+        self.env["TEST_MAIL_PASSWORD"] = secrets.token_hex(16)
 
     def compose(self, *arguments, check=True, timeout=600):
         command = ["docker", "compose", "-p", self.project, "--project-directory", ROOT,
@@ -121,7 +131,10 @@ class Stack:
 
     def run_system_tests(self, *tests):
         """Runs Tests/System modules against this stack's gateway; returns pytest's output, failing with it."""
-        env = {**os.environ, "TARRARE_GATEWAY": self.gateway, "TARRARE_SYSTEM_ENV": str(self.system_env_file())}
+        env = {**os.environ, "TARRARE_GATEWAY": self.gateway, "TARRARE_SYSTEM_ENV": str(self.system_env_file()),
+               "TARRARE_MAIL_DIR": str(self.mail / "inbox")}
+        # NB: scripts/test names the local system's mail server here; this stack's is not a process to stop.
+        env.pop("TARRARE_MAIL_SERVER", None)
         answer = subprocess.run(
             ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", *[ROOT / "Tests" / "System" / t for t in tests]],
             env=env, capture_output=True, text=True, timeout=900, cwd=ROOT)
@@ -129,21 +142,31 @@ class Stack:
         return answer.stdout
 
 
-def system_modules(gateway):
+def mailserver_module():
+    """Tests/System/mailserver.py as a module, for its certificate."""
+    spec = importlib.util.spec_from_file_location("mailserver", ROOT / "Tests" / "System" / "mailserver.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def system_modules(stack):
     """The system tests' helpers (students, deliveries in the background, the checks of what was consumed), pointed
-    at `gateway`. NB: Tests/System's conftest is imported once per process, so each stack points it anew."""
-    os.environ["TARRARE_GATEWAY"] = gateway
+    at `stack`'s gateway and mail. NB: Tests/System's conftest is imported once per process, so each stack points it
+    anew."""
+    os.environ["TARRARE_GATEWAY"] = stack.gateway
+    os.environ["TARRARE_MAIL_DIR"] = str(stack.mail / "inbox")
     if str(ROOT / "Tests" / "System") not in sys.path:
         sys.path.insert(0, str(ROOT / "Tests" / "System"))
     import conftest as system_conftest
     import traffic
-    system_conftest.GATEWAY = gateway
+    system_conftest.GATEWAY = stack.gateway
     return system_conftest, traffic
 
 
-def delivery_pairs(gateway, count=4):
+def delivery_pairs(stack, count=4):
     """`count` pairs of an orderer and a deliverer, each at its own restaurant near Porthania, ready for `Traffic`."""
-    system_conftest, traffic = system_modules(gateway)
+    system_conftest, traffic = system_modules(stack)
     scout = system_conftest.Student("Scout")
     centre = scout.get("/v1/places", q="porthania", kind="building", limit=1).json()["places"][0]
     near = lambda kind: scout.get(

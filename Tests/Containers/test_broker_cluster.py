@@ -53,8 +53,8 @@ def test_every_queue_is_a_quorum_queue_on_all_three_nodes(cluster):
 
 
 def test_a_node_stopped_mid_traffic_loses_nothing_and_rejoins(cluster):
-    _, traffic = system_modules(cluster.gateway)
-    pairs = delivery_pairs(cluster.gateway)
+    _, traffic = system_modules(cluster)
+    pairs = delivery_pairs(cluster)
     since = datetime.now(timezone.utc)
     with traffic.Traffic(pairs) as load:
         assert load.wait_for_deliveries(4, timeout=180), load.errors

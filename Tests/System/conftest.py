@@ -1,5 +1,5 @@
 """Shared pieces of the system tests: the running system (started by scripts/up), students who use it through
-the gateway, and sockets that record every frame they hear."""
+the gateway, sockets that record every frame they hear, and the mail the system sends (inbox.py)."""
 
 import json
 import os
@@ -14,6 +14,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from websockets.sync.client import connect
+
+from inbox import code_in, mail_to
 
 ROOT = Path(__file__).resolve().parents[2]
 GATEWAY = os.environ.get("TARRARE_GATEWAY", "http://127.0.0.1:8080")
@@ -111,15 +113,24 @@ class Socket:
 
 
 class Student:
-    """One student signed up through the gateway, holding an access token."""
+    """One student signed up through the gateway (their address proved with the code mailed, where the system asks
+    for it), holding an access token and a refresh token."""
+
+    password = "correct horse battery"
 
     def __init__(self, name, campus="helsinki.fi", mode=None):
         self.name = name
         self.email = f"{name.lower()}.{uuid.uuid4().hex[:10]}@{campus}"
         self.http = httpx.Client(base_url=GATEWAY, timeout=30)
-        answer = self.http.post("/v1/auth/signup", json={"email": self.email, "password": "correct horse battery", "name": name})
+        answer = self.http.post("/v1/auth/signup", json={"email": self.email, "password": self.password, "name": name})
         assert answer.status_code == 201, answer.text
-        self.token = answer.json()["accessToken"]
+        if answer.json().get("verificationRequired"):
+            code = code_in(mail_to(self.email, "Confirm your email"))
+            verified = self.http.post("/v1/auth/verify", json={"email": self.email, "code": code})
+            assert verified.status_code == 200, verified.text
+            answer = self.http.post("/v1/auth/login", json={"email": self.email, "password": self.password})
+            assert answer.status_code == 200, answer.text
+        self.token, self.refresh_token = answer.json()["accessToken"], answer.json()["refreshToken"]
         self.id = answer.json()["user"]["id"]
         self.http.headers["Authorization"] = f"Bearer {self.token}"
         if mode:

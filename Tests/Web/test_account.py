@@ -25,7 +25,7 @@ def test_sign_up_shows_the_campus_error_then_stays_logged_in_across_reloads_unti
 
     anna.type("Campus email", anna.email)
     anna.click("Sign up")
-    anna.find("nav#tabs a[data-tab='delivery']")
+    anna.confirm_email()
     anna.wait_live()
     token = anna.js("return JSON.parse(localStorage.getItem('tarrare.session')).refreshToken")
 

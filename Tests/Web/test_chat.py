@@ -6,7 +6,7 @@ import uuid
 
 import httpx
 
-from conftest import GATEWAY, PASSWORD
+from conftest import GATEWAY, signed_up
 
 
 class Partner:
@@ -14,11 +14,9 @@ class Partner:
 
     def __init__(self, name):
         self.http = httpx.Client(base_url=GATEWAY, timeout=30)
-        email = f"{name.lower()}.{uuid.uuid4().hex[:10]}@helsinki.fi"
-        answer = self.http.post("/v1/auth/signup", json={"email": email, "password": PASSWORD, "name": name})
-        assert answer.status_code == 201, answer.text
-        self.id = answer.json()["user"]["id"]
-        self.http.headers["Authorization"] = f"Bearer {answer.json()['accessToken']}"
+        session = signed_up(self.http, f"{name.lower()}.{uuid.uuid4().hex[:10]}@helsinki.fi", name)
+        self.id = session["user"]["id"]
+        self.http.headers["Authorization"] = f"Bearer {session['accessToken']}"
 
 
 def tutoring_match(browser, partner):

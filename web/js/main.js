@@ -44,6 +44,15 @@ async function campusOf(user) {
   return campus;
 }
 
+/** The location's hash as a screen's name and its parameters: "#/chats/42" is ["chats", "42"]. */
+function route() {
+  try {
+    return location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  } catch {
+    return [];
+  }
+}
+
 async function show() {
   unmount?.();
   unmount = null;
@@ -51,11 +60,16 @@ async function show() {
   if (!api.user) {
     tabs.hidden = true;
     document.getElementById("campus").hidden = true;
-    unmount = auth.mount(view, { api });
+    // The link of a confirmation email: confirmed once, then gone from the address so that a reload asks nothing.
+    const [name, email, code] = route();
+    const link = name === "verify" && email && code ? { email, code } : null;
+    if (link) history.replaceState(null, "", "#/");
+    unmount = auth.mount(view, { api, link });
     return;
   }
   tabs.hidden = false;
-  const [name = home, ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const [name = home, ...params] = route();
+  if (name === "verify") history.replaceState(null, "", "#/");
   const screen = views[name] ? name : home;
   for (const link of tabs.querySelectorAll("a")) {
     if (link.dataset.tab === screen) link.setAttribute("aria-current", "page");
