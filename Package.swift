@@ -148,6 +148,10 @@ let package = Package(
                 "ServiceKit", "Postgres", "Messaging", "Contracts", .hummingbird, .serviceLifecycle, .nioConcurrency,
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                // Web Push: its encryption and VAPID token, and the requests to push services.
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Services/Notifications", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
@@ -298,7 +302,7 @@ let package = Package(
                 .serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/NotificationsTests"),
         // A flow that exists only in the tests: a folder and one line of wiring (FourthFlowTests).

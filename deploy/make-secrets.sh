@@ -3,6 +3,7 @@
 #   .env                                       passwords; compose fills its ${...} references from them
 #   deploy/secrets/jwt-private.pem             the Ed25519 key that signs access tokens (accounts only)
 #   deploy/secrets/jwt-public.pem              its public half, with which every service verifies tokens
+#   deploy/secrets/vapid-private.pem           the P-256 key of Web Push (notifications only)
 #   deploy/secrets/rabbitmq-definitions.json   the broker's users, one per service, with the passwords of .env
 #   deploy/secrets/erlang-cookie               what the nodes of a RabbitMQ cluster share (deploy/rabbitmq-cluster.yml)
 #   deploy/secrets/tls/{cert,key}.pem          with --tls: a self-signed certificate for the gateway's HTTPS
@@ -62,6 +63,10 @@ if [[ ! -s $SECRETS/jwt-public.pem ]]; then
   openssl pkey -in "$SECRETS/jwt-private.pem" -pubout -out "$SECRETS/jwt-public.pem"
 fi
 
+# The P-256 key that signs this server's Web Push requests (VAPID); browsers subscribe with its public half.
+[[ -s $SECRETS/vapid-private.pem ]] ||
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$SECRETS/vapid-private.pem" 2>/dev/null
+
 [[ -s $SECRETS/erlang-cookie ]] || openssl rand -hex 32 >"$SECRETS/erlang-cookie"
 
 if [[ -n $tls_names ]]; then
@@ -107,6 +112,7 @@ mv "$SECRETS/rabbitmq-definitions.json.new" "$SECRETS/rabbitmq-definitions.json"
 
 # NB: without swarm, compose mounts a secret with its file's own owner and mode, and the containers run as
 # users of their own; so the files are readable by all, and the directory (700) keeps other local users out.
-chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/rabbitmq-definitions.json" "$SECRETS/erlang-cookie"
+chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/vapid-private.pem" \
+  "$SECRETS/rabbitmq-definitions.json" "$SECRETS/erlang-cookie"
 
 echo "secrets are in $ENV_FILE and $SECRETS/"

@@ -233,6 +233,9 @@ ensure_secrets() {
       openssl genpkey -algorithm ed25519 -out "$KEYS/jwt-private.pem"
       rm -f "$KEYS/jwt-public.pem"
     fi
+    # The P-256 key of Web Push (VAPID): browsers subscribe with its public half.
+    [[ -f $KEYS/vapid-private.pem ]] ||
+      openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$KEYS/vapid-private.pem" 2>/dev/null
     if [[ ! -f $KEYS/jwt-public.pem ]]; then
       openssl pkey -in "$KEYS/jwt-private.pem" -pubout -out "$KEYS/jwt-public.pem"
       chmod 644 "$KEYS/jwt-public.pem"

@@ -75,10 +75,3 @@ struct JWKSet: Codable, Sendable {
 
     var keys: [Key]
 }
-
-extension Data {
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

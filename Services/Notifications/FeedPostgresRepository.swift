@@ -92,25 +92,53 @@ struct FeedPostgresRepository: Sendable {
         }
     }
 
-    /// The device's id; nil for a person who deleted their account (their access token may still be valid).
-    func registerDevice(userId: UUID, token: String, platform: String) async throws -> UUID? {
+    /// Registers a device for the user, or moves it to them when another user had its token; its id, or nil for a
+    /// person who deleted their account (their access token may still be valid).
+    func registerDevice(userId: UUID, platform: String, token: String, p256dh: Data?, auth: Data?) async throws -> UUID?
+    {
         try await database.query(
             """
-            INSERT INTO devices (id, user_id, token, platform)
-            SELECT \(UUID()), \(userId), \(token), \(platform)
+            INSERT INTO devices (id, user_id, platform, token, p256dh, auth)
+            SELECT \(UUID()), \(userId), \(platform), \(token), \(p256dh), \(auth)
             WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userId))
-            ON CONFLICT (user_id, token) DO UPDATE SET platform = excluded.platform RETURNING id
+            ON CONFLICT (platform, token) DO UPDATE SET user_id = excluded.user_id, p256dh = excluded.p256dh,
+                auth = excluded.auth
+            RETURNING id
             """
         ).first?.decode("id")
     }
 
-    /// A due push: an entry no socket took within the grace period, with the user's device tokens (none when the
-    /// user has no device: the entry is settled all the same, so that it is never looked at again).
+    struct DeviceSummary: Sendable, Encodable {
+        var id: UUID
+        var platform: String
+        var createdAt: Date
+    }
+
+    func devices(of userId: UUID) async throws -> [DeviceSummary] {
+        try await database.query(
+            "SELECT id, platform, created_at FROM devices WHERE user_id = \(userId) ORDER BY created_at, id"
+        ).map {
+            DeviceSummary(
+                id: try $0.decode("id"), platform: try $0.decode("platform"), createdAt: try $0.decode("created_at"))
+        }
+    }
+
+    /// Deletes the device when it is the user's (or any user's, without `userId`); false when there was none.
+    @discardableResult
+    func deleteDevice(_ id: UUID, of userId: UUID? = nil) async throws -> Bool {
+        try await !database.query(
+            "DELETE FROM devices WHERE id = \(id) AND (\(userId)::uuid IS NULL OR user_id = \(userId)) RETURNING id"
+        ).isEmpty
+    }
+
+    /// A due push: an entry no socket took within the grace period, with the user's devices (none when the user has
+    /// no device: the entry is settled all the same, so that it is never looked at again).
     struct DuePush: Sendable {
         var userId: UUID
         var seq: Int64
         var type: String
-        var tokens: [String]
+        var dataJSON: String
+        var devices: [PushDevice]
     }
 
     /// Claims up to `limit` due entries and takes them out of those awaiting a push before anything is sent, so that
@@ -119,7 +147,7 @@ struct FeedPostgresRepository: Sendable {
     func claimDuePushes(olderThan grace: TimeInterval, limit: Int = 500) async throws -> [DuePush] {
         let before = Date().addingTimeInterval(-grace)
         return try await database.transaction { connection in
-            try connection.query(
+            let entries = try connection.query(
                 """
                 WITH due AS (
                     SELECT user_id, seq FROM feed_awaiting_push WHERE created_at < \(before)
@@ -128,15 +156,25 @@ struct FeedPostgresRepository: Sendable {
                     DELETE FROM feed_awaiting_push a USING due WHERE a.user_id = due.user_id AND a.seq = due.seq
                     RETURNING a.user_id, a.seq
                 )
-                SELECT c.user_id, c.seq, f.type,
-                    (SELECT coalesce(json_agg(token ORDER BY token), '[]') FROM devices d WHERE d.user_id = c.user_id)::text AS tokens
-                FROM claimed c JOIN feed f USING (user_id, seq)
+                SELECT c.user_id, c.seq, f.type, f.data::text AS data FROM claimed c JOIN feed f USING (user_id, seq)
                 """
-            ).map { row in
-                let tokens: String = try row.decode("tokens")
+            )
+            guard !entries.isEmpty else { return [] }
+            let users = Array(Set(try entries.map { try $0.decode("user_id", as: UUID.self) }))
+            var devices: [UUID: [PushDevice]] = [:]
+            for row in try connection.query(
+                "SELECT id, user_id, platform, token, p256dh, auth FROM devices WHERE user_id = ANY(\(users.map(\.uuidString))::uuid[])"
+            ) {
+                devices[try row.decode("user_id"), default: []].append(
+                    PushDevice(
+                        id: try row.decode("id"), platform: try row.decode("platform"), token: try row.decode("token"),
+                        p256dh: try row.decode("p256dh"), auth: try row.decode("auth")))
+            }
+            return try entries.map { row in
+                let userId: UUID = try row.decode("user_id")
                 return DuePush(
-                    userId: try row.decode("user_id"), seq: try row.decode("seq"), type: try row.decode("type"),
-                    tokens: try JSONDecoder().decode([String].self, from: Data(tokens.utf8)))
+                    userId: userId, seq: try row.decode("seq"), type: try row.decode("type"),
+                    dataJSON: try row.decode("data"), devices: devices[userId] ?? [])
             }
         }
     }

@@ -5,8 +5,7 @@ import Logging
 import Metrics
 import ServiceKit
 
-/// The caller's feed: live over one WebSocket (`/v1/stream?after=`), or by polling (`/v1/notifications`), and
-/// the devices to push to when no socket is open.
+/// The caller's feed: live over one WebSocket (`/v1/stream?after=`), or by polling (`/v1/notifications`).
 struct StreamController: Sendable {
     let repository: FeedPostgresRepository
     let marks: DeliveryMarks
@@ -28,7 +27,6 @@ struct StreamController: Sendable {
                     .upgradeRequired, detail: "Connect to /v1/stream with a WebSocket.",
                     headers: [.upgrade: "websocket"])
             }
-        group.post("/v1/devices", use: registerDevice)
     }
 
     func addStream(to router: Router<StreamRequestContext>) {
@@ -109,33 +107,6 @@ struct StreamController: Sendable {
         body += "}"
         return Response(
             status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    struct DeviceRequest: Decodable {
-        var token: String
-        var platform: String
-    }
-
-    struct DeviceResponse: ResponseEncodable {
-        var id: UUID
-    }
-
-    /// `POST /v1/devices {token, platform}`: where to push when the user has no socket open.
-    func registerDevice(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DeviceResponse>
-    {
-        let identity = try context.requireIdentity()
-        let input = try await request.decodeJSON(as: DeviceRequest.self, context: context)
-        guard (1...4096).contains(input.token.unicodeScalars.count) else {
-            throw NotificationError.invalid(field: "token", "token is 1 to 4096 characters.")
-        }
-        guard ["ios", "android", "web"].contains(input.platform) else {
-            throw NotificationError.invalid(field: "platform", "platform is ios, android or web.")
-        }
-        guard
-            let id = try await repository.registerDevice(
-                userId: identity.userId, token: input.token, platform: input.platform)
-        else { throw NotificationError.accountDeleted }
-        return EditedResponse(status: .created, response: DeviceResponse(id: id))
     }
 }
 

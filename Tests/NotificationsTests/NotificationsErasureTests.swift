@@ -30,8 +30,10 @@ import Testing
                     try Self.message(from: (cem, "Cem Oak"), to: bob, "lunch?"),
                 ], on: connection)
         }
-        _ = try await repository.registerDevice(userId: ada, token: "ada-phone", platform: "ios")
-        _ = try await repository.registerDevice(userId: bob, token: "bob-phone", platform: "android")
+        _ = try await repository.registerDevice(
+            userId: ada, platform: "apns", token: "ada-phone", p256dh: nil, auth: nil)
+        _ = try await repository.registerDevice(
+            userId: bob, platform: "fcm", token: "bob-phone", p256dh: nil, auth: nil)
         #expect(try await app.database.rowsContaining("Ada Quill").count == 3)
         try await accounts.pool.transaction { connection in
             try Outbox.append(UserDeleted(userId: ada, campus: "helsinki.fi"), on: connection)
@@ -75,7 +77,9 @@ import Testing
         #expect(try await app.database.rowsContaining("bob-phone").count == 1)
         #expect(try await repository.otherMembers(of: conversation, besides: bob).isEmpty)
         // Her access token may outlive her account: it registers no device.
-        #expect(try await repository.registerDevice(userId: ada, token: "ada-new-phone", platform: "ios") == nil)
+        #expect(
+            try await repository.registerDevice(
+                userId: ada, platform: "apns", token: "ada-new-phone", p256dh: nil, auth: nil) == nil)
     }
 
     private static func object(_ json: String) throws -> [String: Any] {

@@ -319,7 +319,7 @@ enum StreamClient {
                 let status = try await client.execute(
                     uri: "/v1/devices", method: .post,
                     headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                    body: ByteBuffer(string: #"{"token":"\#(device)","platform":"ios"}"#)
+                    body: ByteBuffer(string: #"{"token":"\#(device)","platform":"apns"}"#)
                 ) { $0.status }
                 #expect(status == .created)
             }
@@ -361,7 +361,8 @@ enum StreamClient {
 final class RecordingPushSender: PushSender {
     let sent = NIOLockedValueBox<[String]>([])
 
-    func send(to token: String, userId: UUID, type: String, seq: Int64) async throws {
-        sent.withLockedValue { $0.append("\(token) \(seq)") }
+    func send(_ message: PushMessage, to device: PushDevice) async -> PushOutcome {
+        sent.withLockedValue { $0.append("\(device.token) \(message.seq)") }
+        return .sent
     }
 }

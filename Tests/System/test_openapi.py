@@ -254,7 +254,7 @@ def test_service_answers_as_its_openapi_description_says(
         # one answered 500).
         ("accounts", "POST", "/v1/auth/signup", {"email": "x\u0000y@helsinki.fi", "password": "Fuzz-a1b2c3d4", "name": "X"}, "email"),
         ("accounts", "POST", "/v1/auth/login", {"email": "x\u0000y@helsinki.fi", "password": "Fuzz-a1b2c3d4"}, "email"),
-        ("notifications", "POST", "/v1/devices", {"token": "a\u0000b", "platform": "ios"}, "token"),
+        ("notifications", "POST", "/v1/devices", {"token": "a\u0000b", "platform": "apns"}, "token"),
         ("places", "GET", "/v1/places?q=a%00b", None, "q"),
         # Found by schemathesis: a null was read as "left out" and the request succeeded.
         ("accounts", "PATCH", "/v1/me", {"name": "Fuzz", "mode": None}, "mode"),

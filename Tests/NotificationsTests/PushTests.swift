@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import ServiceKit
+import Testing
+
+@testable import Notifications
+
+/// What a push says, and Web Push's encryption and VAPID token, without I/O. The system tests send real pushes to a
+/// push service on loopback that checks them with an implementation of its own.
+@Suite struct PushTests {
+    @Test func aMessageSaysItsSenderAndTextAndCollapsesWithItsConversation() {
+        let conversation = UUID()
+        let text = String(repeating: "é", count: 150)
+        let data = #"{"conversationId":"\#(conversation)","senderName":"Olli Virtanen","text":"\#(text)"}"#
+        let message = PushContent.message(type: "message.sent", seq: 7, dataJSON: data)
+
+        #expect(message.title == "Olli" && message.body == String(repeating: "é", count: 100))
+        #expect(message.open == "#/chats/\(conversation.uuidString.lowercased())")
+        #expect(message.collapseKey?.count == 32 && message.isUrgent == false)
+        #expect(message.timeToLive == PushContent.defaultTimeToLive)
+    }
+
+    @Test func anEntryAwaitingAnAnswerIsUrgentAndDiesWithItsWindowAndItsNoticeIsWhatItSays() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let expiresAt = now.addingTimeInterval(60).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let data = #"{"expiresAt":"\#(expiresAt)","notice":{"title":"A question","body":"60 s to answer"}}"#
+        let message = PushContent.message(type: "thing.asked", seq: 1, dataJSON: data, now: now)
+        let late = PushContent.message(type: "thing.asked", seq: 1, dataJSON: data, now: now.addingTimeInterval(90))
+        let plain = PushContent.message(type: "thing.was_done", seq: 2, dataJSON: "{}", now: now)
+
+        #expect(message.timeToLive == 60 && message.isUrgent)
+        #expect(message.title == "A question" && message.body == "60 s to answer")
+        #expect(late.timeToLive == 0)
+        #expect(plain.title == "Tarrare" && plain.body == "Thing was done" && plain.open == nil)
+        let payload = try #require(try JSONSerialization.jsonObject(with: message.payload) as? [String: Any])
+        #expect(payload["seq"] as? Int == 1 && payload["type"] as? String == "thing.asked")
+    }
+
+    @Test func aPushIsOneAes128gcmRecordThatOnlyTheBrowsersKeysOpen() throws {
+        let browser = P256.KeyAgreement.PrivateKey()
+        let auth = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let subscription = WebPushSubscription(
+            endpoint: URL(string: "https://push.example.org/abc")!, publicKey: browser.publicKey, authSecret: auth)
+        let plaintext = Data(#"{"title":"Hei"}"#.utf8)
+        let body = try WebPushEncryption.encrypt(plaintext, for: subscription)
+
+        // The header: salt, record size, the server's one-time key (RFC 8188 §2.1).
+        let salt = body.prefix(16)
+        #expect(body[16..<20].elementsEqual([0, 0, 0x10, 0]) && body[20] == 65)
+        let serverKey = try P256.KeyAgreement.PublicKey(x963Representation: body[21..<86])
+        // The browser's side of RFC 8291 §3.4, from its own private key.
+        let shared = try browser.sharedSecretFromKeyAgreement(with: serverKey)
+        let keyInfo =
+            Data("WebPush: info".utf8) + [0] + browser.publicKey.x963Representation + serverKey.x963Representation
+        let inputKey = shared.hkdfDerivedSymmetricKey(
+            using: SHA256.self, salt: auth, sharedInfo: keyInfo, outputByteCount: 32)
+        let contentKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: inputKey, salt: salt, info: Data("Content-Encoding: aes128gcm".utf8) + [0],
+            outputByteCount: 16)
+        let nonce = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: inputKey, salt: salt, info: Data("Content-Encoding: nonce".utf8) + [0],
+            outputByteCount: 12
+        ).withUnsafeBytes { Data($0) }
+        let record = body.dropFirst(86)
+        let opened = try AES.GCM.open(
+            AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: nonce), ciphertext: record.dropLast(16), tag: record.suffix(16)),
+            using: contentKey)
+
+        #expect(opened == plaintext + [2])
+        // Another browser's keys open nothing.
+        let stranger = WebPushSubscription(
+            endpoint: subscription.endpoint, publicKey: P256.KeyAgreement.PrivateKey().publicKey, authSecret: auth)
+        #expect(try WebPushEncryption.encrypt(plaintext, for: stranger) != body)
+    }
+
+    @Test func aSubscriptionThatCannotWorkIsRefusedNamingItsField() {
+        let key = P256.KeyAgreement.PrivateKey().publicKey.x963Representation.base64URLEncoded
+        let auth = Data(repeating: 1, count: 16).base64URLEncoded
+        for (endpoint, p256dh, secret, field) in [
+            ("http://push.example.org/x", key, auth, "subscription.endpoint"),
+            ("ftp://127.0.0.1/x", key, auth, "subscription.endpoint"),
+            ("https://push.example.org/x", "AAAA", auth, "subscription.keys.p256dh"),
+            (
+                "https://push.example.org/x", key, Data(repeating: 1, count: 8).base64URLEncoded,
+                "subscription.keys.auth"
+            ),
+        ] {
+            #expect {
+                try WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: secret)
+            } throws: { error in
+                guard case .invalid(let named, _) = error as? NotificationError else { return false }
+                return named == field
+            }
+        }
+        #expect((try? WebPushSubscription(endpoint: "http://127.0.0.1:9/x", p256dh: key, auth: auth)) != nil)
+    }
+
+    @Test func theVAPIDTokenIsSignedForTheEndpointsOriginWithTheKeyBrowsersSubscribeWith() async throws {
+        let key = P256.Signing.PrivateKey()
+        let identity = try await VAPIDIdentity(privateKeyPEM: key.pemRepresentation, subject: "mailto:ops@example.org")
+        let now = Date()
+        let header = try await identity.authorization(
+            for: URL(string: "https://push.example.org:8443/send/abc")!, now: now)
+
+        let parts = header.dropFirst("vapid t=".count).split(separator: ",")
+        let token = String(parts[0])
+        #expect(
+            parts[1].trimmingCharacters(in: .whitespaces) == "k=\(key.publicKey.x963Representation.base64URLEncoded)")
+        let pieces = token.split(separator: ".").map(String.init)
+        let claimsJSON = try #require(Data(base64URLEncoded: pieces[1]))
+        let claims = try #require(try JSONSerialization.jsonObject(with: claimsJSON) as? [String: Any])
+        #expect(claims["aud"] as? String == "https://push.example.org:8443")
+        #expect(claims["sub"] as? String == "mailto:ops@example.org")
+        let expires = try #require(claims["exp"] as? Double)
+        #expect(expires > now.timeIntervalSince1970 && expires <= now.timeIntervalSince1970 + 24 * 3600)
+        let signatureBytes = try #require(Data(base64URLEncoded: pieces[2]))
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        #expect(key.publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8)))
+    }
+}
