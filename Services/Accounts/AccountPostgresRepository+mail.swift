@@ -61,10 +61,24 @@ extension AccountPostgresRepository {
             "DELETE FROM mail_outbox WHERE coalesce(sent_at, given_up_at) < \(before)")
     }
 
-    /// A new verification code for the account of `email` when it exists and is not verified yet, mailed by `mail`
-    /// in the same transaction; false when there is no such account (the caller answers the same either way).
-    func renewVerification(
-        email: String, codeHash: Data, expiresAt: Date,
+    /// What an emailed code proves, and the table that keeps the one code of each account.
+    enum EmailCode {
+        case verification
+        case passwordReset
+
+        var table: SQL {
+            switch self {
+            case .verification: "email_verifications"
+            case .passwordReset: "password_resets"
+            }
+        }
+    }
+
+    /// A new code of `kind` for the account of `email`, replacing its earlier one, mailed by `mail` (given the
+    /// account's name and campus) in the same transaction; false when there is no such account, or for verification
+    /// when its address is proved already (the caller answers the same either way).
+    func issueCode(
+        _ kind: EmailCode, email: String, codeHash: Data, expiresAt: Date,
         mail: @escaping @Sendable (_ name: String, _ campus: String) -> OutgoingMail
     ) async throws -> Bool {
         try await database.transaction { connection in
@@ -72,14 +86,15 @@ extension AccountPostgresRepository {
                 let row = try connection.query(
                     """
                     SELECT id, name, campus FROM users
-                    WHERE email = \(email) AND email_verified_at IS NULL AND deleted_at IS NULL FOR UPDATE
+                    WHERE email = \(email) AND deleted_at IS NULL
+                        AND (email_verified_at IS NULL OR \(kind == .passwordReset)) FOR UPDATE
                     """
                 ).first
             else { return false }
             let userId: UUID = try row.decode("id")
             try connection.query(
                 """
-                INSERT INTO email_verifications (user_id, code_hash, expires_at) VALUES (\(userId), \(codeHash), \(expiresAt))
+                INSERT INTO \(kind.table) (user_id, code_hash, expires_at) VALUES (\(userId), \(codeHash), \(expiresAt))
                 ON CONFLICT (user_id) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
                     failed_attempts = 0
                 """)
@@ -88,53 +103,38 @@ extension AccountPostgresRepository {
         }
     }
 
-    /// A password reset code for the account of `email` when it exists, mailed by `mail` (given their name) in the same
-    /// transaction.
-    func startPasswordReset(
-        email: String, codeHash: Data, expiresAt: Date, mail: @escaping @Sendable (_ name: String) -> OutgoingMail
-    ) async throws -> Bool {
-        try await database.transaction { connection in
-            guard
-                let row = try connection.query(
-                    "SELECT id, name FROM users WHERE email = \(email) AND deleted_at IS NULL FOR UPDATE"
-                ).first
-            else { return false }
-            let userId: UUID = try row.decode("id")
-            try connection.query(
+    /// The account's id when `codeHash` is its unexpired code of `kind` with fewer than five wrong tries before it,
+    /// the code then spent; nil otherwise, a wrong try counted.
+    static func spendCode(_ kind: EmailCode, email: String, codeHash: Data, on connection: PostgresConnection) throws
+        -> UUID?
+    {
+        guard
+            let pending = try connection.query(
                 """
-                INSERT INTO password_resets (user_id, code_hash, expires_at) VALUES (\(userId), \(codeHash), \(expiresAt))
-                ON CONFLICT (user_id) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
-                    failed_attempts = 0
-                """)
-            try Self.enqueue(mail(try row.decode("name")), on: connection)
-            return true
+                SELECT c.user_id, c.code_hash, c.expires_at > now() AS fresh, c.failed_attempts
+                FROM \(kind.table) c JOIN users u ON u.id = c.user_id
+                WHERE u.email = \(email) AND u.deleted_at IS NULL FOR UPDATE OF c
+                """
+            ).first
+        else { return nil }
+        let userId: UUID = try pending.decode("user_id")
+        guard try pending.decode("code_hash", as: Data.self) == codeHash, try pending.decode("fresh", as: Bool.self),
+            try pending.decode("failed_attempts", as: Int.self) < 5
+        else {
+            try connection.query(
+                "UPDATE \(kind.table) SET failed_attempts = failed_attempts + 1 WHERE user_id = \(userId)")
+            return nil
         }
+        try connection.query("DELETE FROM \(kind.table) WHERE user_id = \(userId)")
+        return userId
     }
 
-    /// Sets the password when `codeHash` matches the account's unexpired reset code, and ends every session of the
-    /// account; the code proved the address too. After five wrong codes the code is spent. False when nothing
-    /// changed.
+    /// Sets the password when `codeHash` is the account's reset code, and ends every session of the account; the
+    /// code proved the address too. False when nothing changed.
     func finishPasswordReset(email: String, codeHash: Data, passwordHash: String) async throws -> Bool {
         try await database.transaction { connection in
-            guard
-                let pending = try connection.query(
-                    """
-                    SELECT r.user_id, r.code_hash, r.expires_at > now() AS fresh, r.failed_attempts
-                    FROM password_resets r JOIN users u ON u.id = r.user_id
-                    WHERE u.email = \(email) AND u.deleted_at IS NULL FOR UPDATE OF r
-                    """
-                ).first
+            guard let userId = try Self.spendCode(.passwordReset, email: email, codeHash: codeHash, on: connection)
             else { return false }
-            let userId: UUID = try pending.decode("user_id")
-            guard try pending.decode("code_hash", as: Data.self) == codeHash,
-                try pending.decode("fresh", as: Bool.self),
-                try pending.decode("failed_attempts", as: Int.self) < 5
-            else {
-                try connection.query(
-                    "UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE user_id = \(userId)")
-                return false
-            }
-            try connection.query("DELETE FROM password_resets WHERE user_id = \(userId)")
             try connection.query("DELETE FROM email_verifications WHERE user_id = \(userId)")
             try connection.query(
                 """

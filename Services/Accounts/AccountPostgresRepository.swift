@@ -122,28 +122,11 @@ struct AccountPostgresRepository: Sendable {
         }
     }
 
-    /// Confirms the email when `codeHash` matches an unexpired code; after five wrong codes the code is spent.
+    /// Confirms the email when `codeHash` is its verification code (see `spendCode`).
     func verifyEmail(email: String, codeHash: Data) async throws -> Account? {
         try await database.transaction { connection in
-            guard
-                let pending = try connection.query(
-                    """
-                    SELECT v.user_id, v.code_hash, v.expires_at > now() AS fresh, v.failed_attempts
-                    FROM email_verifications v JOIN users u ON u.id = v.user_id
-                    WHERE u.email = \(email) FOR UPDATE OF v
-                    """
-                ).first
+            guard let userId = try Self.spendCode(.verification, email: email, codeHash: codeHash, on: connection)
             else { return nil }
-            let userId = try pending.decode("user_id", as: UUID.self)
-            let matches = try pending.decode("code_hash", as: Data.self) == codeHash
-            guard matches, try pending.decode("fresh", as: Bool.self),
-                try pending.decode("failed_attempts", as: Int.self) < 5
-            else {
-                try connection.query(
-                    "UPDATE email_verifications SET failed_attempts = failed_attempts + 1 WHERE user_id = \(userId)")
-                return nil
-            }
-            try connection.query("DELETE FROM email_verifications WHERE user_id = \(userId)")
             return try connection.query(
                 """
                 UPDATE users SET email_verified_at = now(), updated_at = now() WHERE id = \(userId)

@@ -53,8 +53,9 @@ struct EmailController: Sendable {
         let (email, _) = try AccountRules.normalizedEmail(input.email)
         try await throttle(key: "resend:\(AccountRules.throttleKey(email: email))", settings.resendsPerEmail)
         let code = Self.newCode()
-        _ = try await repository.renewVerification(
-            email: email, codeHash: Self.hashCode(code), expiresAt: Date().addingTimeInterval(Self.codeLifetime)
+        _ = try await repository.issueCode(
+            .verification, email: email, codeHash: Self.hashCode(code),
+            expiresAt: Date().addingTimeInterval(Self.codeLifetime)
         ) { name, campus in
             AccountMails.verification(
                 to: email, name: name, code: code, campus: campuses.campus(forDomain: campus)?.name ?? campus,
@@ -69,9 +70,10 @@ struct EmailController: Sendable {
         let (email, _) = try AccountRules.normalizedEmail(input.email)
         try await throttle(key: "reset:\(AccountRules.throttleKey(email: email))", settings.resetsPerEmail)
         let code = Self.newCode()
-        let started = try await repository.startPasswordReset(
-            email: email, codeHash: Self.hashCode(code), expiresAt: Date().addingTimeInterval(Self.codeLifetime)
-        ) { name in
+        let started = try await repository.issueCode(
+            .passwordReset, email: email, codeHash: Self.hashCode(code),
+            expiresAt: Date().addingTimeInterval(Self.codeLifetime)
+        ) { name, _ in
             AccountMails.passwordReset(to: email, name: name, code: code)
         }
         if started { context.logger.info("a password reset was asked for") }
