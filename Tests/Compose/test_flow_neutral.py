@@ -39,7 +39,7 @@ def test_messaging_chat_notifications_and_the_matching_core_name_no_word_of_any_
 
 # The web client's shell: the page, its start, its own screens (logging in, the person, the chats) and the parts every
 # flow's screens use. A flow's screens live in web/js/flows/<flow>/ and register themselves in web/js/flows.js.
-WEB_SHELL = [ROOT / "web/index.html", ROOT / "web/css/app.css"] + [
+WEB_SHELL = [ROOT / "web/index.html", ROOT / "web/css/app.css", ROOT / "web/sw.js", ROOT / "web/manifest.webmanifest"] + [
     ROOT / "web/js" / name for name in (
         "main.js", "api.js", "feed.js", "dom.js", "images.js", "lifetime.js", "map.js", "places.js", "position.js", "routes.js",
         "views/auth.js", "views/me.js", "views/chats.js",

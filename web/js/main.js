@@ -146,6 +146,8 @@ for (const { flow } of flows) {
 }
 
 window.addEventListener("hashchange", show);
+// The service worker shows pushes while the page is away (see views/me.js); without it the page works the same.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 // For looking into the page from the browser's console.
 globalThis.tarrare = { api, feed };
 
