@@ -79,12 +79,8 @@ struct AccountController: Sendable {
         let name = try AccountRules.normalizedName(input.name)
         let addressKey =
             "signup:\(request.clientAddress(context: context, trustsForwardedFor: settings.trustsForwardedFor))"
-        let throttle = settings.signUpsPerAddress
-        let recent = try await repository.recentEvents(keys: [addressKey], window: throttle.window)
-        if let seconds = throttle.retryAfter(recent[addressKey]) {
-            throw AccountError.throttled("Too many sign-ups from this address.", retryAfterSeconds: seconds)
-        }
-        try await repository.recordEvent(keys: [addressKey], window: throttle.window)
+        try await repository.enforce(
+            settings.signUpsPerAddress, key: addressKey, refusal: "Too many sign-ups from this address.")
         let passwordHash = try await hasher.hash(input.password)
         let code =
             settings.requiresEmailVerification || settings.sendsVerificationCodes ? EmailController.newCode() : nil
@@ -185,11 +181,7 @@ struct AccountController: Sendable {
         let input = try await request.decodeJSON(as: DeleteMeRequest.self, context: context)
         let key = "delete:\(identity.userId)"
         let throttle = settings.loginFailuresPerAccount
-        if let seconds = throttle.retryAfter(
-            try await repository.recentEvents(keys: [key], window: throttle.window)[key])
-        {
-            throw AccountError.throttled("Too many wrong passwords.", retryAfterSeconds: seconds)
-        }
+        try await repository.enforce(throttle, key: key, refusal: "Too many wrong passwords.", recording: false)
         let credentials = input.password.utf8.count <= 72 ? try await repository.credentials(id: identity.userId) : nil
         guard try await hasher.verify(input.password, against: credentials?.passwordHash) else {
             try await repository.recordEvent(keys: [key], window: throttle.window)

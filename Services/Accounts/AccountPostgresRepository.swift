@@ -156,6 +156,15 @@ struct AccountPostgresRepository: Sendable {
             })
     }
 
+    /// Refuses with 429 (`refusal` and the seconds to wait) when `key` has had its fill of events within `throttle`'s
+    /// window; else counts one more, unless `recording` is false (the caller counts only failures).
+    func enforce(_ throttle: Throttle, key: String, refusal: String, recording: Bool = true) async throws {
+        if let seconds = throttle.retryAfter(try await recentEvents(keys: [key], window: throttle.window)[key]) {
+            throw AccountError.throttled(refusal, retryAfterSeconds: seconds)
+        }
+        if recording { try await recordEvent(keys: [key], window: throttle.window) }
+    }
+
     /// Records an event for each key, and forgets what is older than `window` for them.
     func recordEvent(keys: [String], window: TimeInterval) async throws {
         let since = Date().addingTimeInterval(-window)

@@ -51,7 +51,8 @@ struct EmailController: Sendable {
     func resend(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
         let input = try await request.decodeJSON(as: EmailRequest.self, context: context)
         let (email, _) = try AccountRules.normalizedEmail(input.email)
-        try await throttle(key: "resend:\(AccountRules.throttleKey(email: email))", settings.resendsPerEmail)
+        try await repository.enforce(
+            settings.resendsPerEmail, key: "resend:\(AccountRules.throttleKey(email: email))", refusal: Self.tooMany)
         let code = Self.newCode()
         _ = try await repository.issueCode(
             .verification, email: email, codeHash: Self.hashCode(code),
@@ -68,7 +69,8 @@ struct EmailController: Sendable {
     func startReset(request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
         let input = try await request.decodeJSON(as: EmailRequest.self, context: context)
         let (email, _) = try AccountRules.normalizedEmail(input.email)
-        try await throttle(key: "reset:\(AccountRules.throttleKey(email: email))", settings.resetsPerEmail)
+        try await repository.enforce(
+            settings.resetsPerEmail, key: "reset:\(AccountRules.throttleKey(email: email))", refusal: Self.tooMany)
         let code = Self.newCode()
         let started = try await repository.issueCode(
             .passwordReset, email: email, codeHash: Self.hashCode(code),
@@ -87,7 +89,8 @@ struct EmailController: Sendable {
         let code = try Self.validCode(input.code)
         try AccountRules.validatePassword(input.password)
         let key = AccountRules.throttleKey(email: email)
-        try await throttle(key: key, settings.loginFailuresPerAccount, recording: false)
+        try await repository.enforce(
+            settings.loginFailuresPerAccount, key: key, refusal: Self.tooMany, recording: false)
         let passwordHash = try await hasher.hash(input.password)
         guard
             try await repository.finishPasswordReset(
@@ -102,14 +105,7 @@ struct EmailController: Sendable {
 
     // MARK: Helpers
 
-    /// Refuses with 429 when `key` has had its fill of events; else counts one more (unless `recording` is false).
-    private func throttle(key: String, _ throttle: Throttle, recording: Bool = true) async throws {
-        let recent = try await repository.recentEvents(keys: [key], window: throttle.window)
-        if let seconds = throttle.retryAfter(recent[key]) {
-            throw AccountError.throttled("Too many requests for this address.", retryAfterSeconds: seconds)
-        }
-        if recording { try await repository.recordEvent(keys: [key], window: throttle.window) }
-    }
+    private static let tooMany = "Too many requests for this address."
 
     private static func validCode(_ text: String) throws -> String {
         let code = text.trimmingCharacters(in: .whitespaces)

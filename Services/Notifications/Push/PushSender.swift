@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import Logging
 import NIOCore
@@ -91,10 +92,11 @@ struct WebPushSender: PushSender {
     let logger: Logger
 
     func send(_ message: PushMessage, to device: PushDevice) async -> PushOutcome {
+        // NB: what registration checked, kept as bytes; a row that no longer reads as a key is of no use.
         guard let url = URL(string: device.token), let p256dh = device.p256dh, let auth = device.auth,
-            let subscription = try? WebPushSubscription(
-                endpoint: device.token, p256dh: p256dh.base64URLEncoded, auth: auth.base64URLEncoded)
+            let key = try? P256.KeyAgreement.PublicKey(x963Representation: p256dh)
         else { return .gone }
+        let subscription = WebPushSubscription(endpoint: url, publicKey: key, authSecret: auth)
         do {
             var payload = message.payload
             if payload.count > WebPushEncryption.maxPayload {
