@@ -4,6 +4,8 @@
 #   deploy/secrets/jwt-private.pem             the Ed25519 key that signs access tokens (accounts only)
 #   deploy/secrets/jwt-public.pem              its public half, with which every service verifies tokens
 #   deploy/secrets/vapid-private.pem           the P-256 key of Web Push (notifications only)
+#   deploy/secrets/apns-key.p8                 Apple's push key, when there are iOS apps (made empty: no APNs)
+#   deploy/secrets/fcm-service-account.json    Google's service account key, when there are Android apps (made empty)
 #   deploy/secrets/rabbitmq-definitions.json   the broker's users, one per service, with the passwords of .env
 #   deploy/secrets/erlang-cookie               what the nodes of a RabbitMQ cluster share (deploy/rabbitmq-cluster.yml)
 #   deploy/secrets/tls/{cert,key}.pem          with --tls: a self-signed certificate for the gateway's HTTPS
@@ -66,6 +68,8 @@ fi
 # The P-256 key that signs this server's Web Push requests (VAPID); browsers subscribe with its public half.
 [[ -s $SECRETS/vapid-private.pem ]] ||
   openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$SECRETS/vapid-private.pem" 2>/dev/null
+# The apps' push keys come from Apple's and Google's consoles: put them in place of these empty files.
+touch "$SECRETS/apns-key.p8" "$SECRETS/fcm-service-account.json"
 
 [[ -s $SECRETS/erlang-cookie ]] || openssl rand -hex 32 >"$SECRETS/erlang-cookie"
 
@@ -113,6 +117,7 @@ mv "$SECRETS/rabbitmq-definitions.json.new" "$SECRETS/rabbitmq-definitions.json"
 # NB: without swarm, compose mounts a secret with its file's own owner and mode, and the containers run as
 # users of their own; so the files are readable by all, and the directory (700) keeps other local users out.
 chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/vapid-private.pem" \
-  "$SECRETS/rabbitmq-definitions.json" "$SECRETS/erlang-cookie"
+  "$SECRETS/rabbitmq-definitions.json" "$SECRETS/erlang-cookie" "$SECRETS/apns-key.p8" \
+  "$SECRETS/fcm-service-account.json"
 
 echo "secrets are in $ENV_FILE and $SECRETS/"

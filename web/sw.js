@@ -15,7 +15,7 @@ self.addEventListener("notificationclick", (event) => {
   event.waitUntil(openScreen(event.notification.data?.open));
 });
 
-/** The notification of a push's payload `{type, seq, title, body, open?}`: a newer one about the same screen (a
+/** The notification of a push's payload `{type, seq, title, body, open?, badge?}`: a newer one about the same screen (a
  *  conversation's messages) replaces the one shown. A payload that cannot be read still tells that something came. */
 function showPush(data) {
   let payload = null;
@@ -28,6 +28,10 @@ function showPush(data) {
     return self.registration.showNotification("Tarrare", { body: "Something new", tag: "tarrare", icon: "/icon.svg" });
   }
   const open = typeof payload.open === "string" && payload.open.startsWith("#/") ? payload.open : null;
+  // The app's icon counts the conversations with unread messages, where the browser shows such a count.
+  if (Number.isInteger(payload.badge) && "setAppBadge" in self.navigator) {
+    self.navigator.setAppBadge(payload.badge).catch(() => {});
+  }
   return self.registration.showNotification(String(payload.title || "Tarrare"), {
     body: String(payload.body ?? ""),
     tag: open ?? String(payload.type || "tarrare"),

@@ -8,7 +8,8 @@ import ServiceKit
 /// Chat's part of the system: what it publishes, what it handles, its routes.
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let topology = Topology(
-        service: "chat", publishes: [ConversationOpened.type, ConversationClosed.type, MessageSent.type],
+        service: "chat",
+        publishes: [ConversationOpened.type, ConversationClosed.type, MessageSent.type, ConversationRead.type],
         handlers: MatchEventsConsumer.handlers, downstream: ["notifications"])
     let builder = try await ServiceBuilder(
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],

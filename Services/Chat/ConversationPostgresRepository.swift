@@ -129,7 +129,8 @@ struct ConversationPostgresRepository: Sendable {
         return (existing, false)
     }
 
-    /// Moves the caller's read marker up to `messageId` (never back).
+    /// Moves the caller's read marker up to `messageId` (never back) and tells their other devices how many messages
+    /// are still unread there.
     func markRead(conversationId: UUID, userId: UUID, messageId: UUID) async throws {
         try await database.transaction { connection in
             guard try Self.membership(conversationId, userId, on: connection) != nil else { throw ChatError.notFound }
@@ -141,6 +142,21 @@ struct ConversationPostgresRepository: Sendable {
                 throw ChatError.invalid(field: "messageId", "No such message in this conversation.")
             }
             try Self.markRead(conversationId, userId: userId, throughSeq: seq, on: connection)
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT r.last_read_seq AS marker, (SELECT count(*) FROM messages m WHERE m.conversation_id = \(conversationId)
+                        AND m.sender_id <> \(userId) AND m.seq > r.last_read_seq) AS unread
+                    FROM read_markers r WHERE r.conversation_id = \(conversationId) AND r.user_id = \(userId)
+                    """
+                ).first
+            else { return }
+            try Outbox.append(
+                ConversationRead(
+                    conversationId: conversationId, userId: userId,
+                    unread: Int(try row.decode("unread", as: Int64.self)),
+                    version: try row.decode("marker")),
+                on: connection)
         }
     }
 

@@ -29,6 +29,20 @@ enum FeedConsumer {
         handlers.on(UserDeleted.self, from: "accounts") { event, connection in
             try FeedPostgresRepository.erase(event, on: connection)
         }
+        // Nobody is pushed anything about a person they blocked or who blocked them, or about a suspended person.
+        handlers.on(UserBlocked.self, from: "accounts") { event, connection in
+            try FeedPostgresRepository.setBlock(
+                blocker: event.blockerId, blocked: event.blockedId, isBlocked: true, version: event.version,
+                on: connection)
+        }
+        handlers.on(UserUnblocked.self, from: "accounts") { event, connection in
+            try FeedPostgresRepository.setBlock(
+                blocker: event.blockerId, blocked: event.blockedId, isBlocked: false, version: event.version,
+                on: connection)
+        }
+        handlers.on(UserSuspended.self, from: "accounts") { event, connection in
+            try FeedPostgresRepository.suspend(event.userId, on: connection)
+        }
         return handlers
     }
 

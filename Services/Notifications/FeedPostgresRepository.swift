@@ -22,7 +22,7 @@ struct FeedPostgresRepository: Sendable {
     }
 
     /// Appends the entries in one statement, each user's in the order given; returns them in the order of their
-    /// seqs. Each user's head moves once, by the number of their entries, and the heads are locked in the order of
+    /// seqs. A message, and an entry whose flow wrote a `notice`, waits for a push should no socket take it. Each user's head moves once, by the number of their entries, and the heads are locked in the order of
     /// the users' ids, so that two such statements never wait for each other in a circle. Entries of people who
     /// deleted their account are left out.
     static func append(_ entries: [NewEntry], on connection: PostgresConnection) throws -> [Appended] {
@@ -44,9 +44,11 @@ struct FeedPostgresRepository: Sendable {
                     h.last_seq - count(*) OVER (PARTITION BY i.user_id) + row_number() OVER (PARTITION BY i.user_id ORDER BY i.n),
                     i.type, i.data - 'recipients'
                 FROM input i JOIN heads h USING (user_id)
-                RETURNING user_id, seq, type, created_at, data::text AS data
+                RETURNING user_id, seq, type, created_at, data::text AS data,
+                    type = \(MessageSent.type) OR data ? 'notice' AS told
             ), awaiting AS (
-                INSERT INTO feed_awaiting_push (user_id, seq, created_at) SELECT user_id, seq, created_at FROM appended
+                INSERT INTO feed_awaiting_push (user_id, seq, created_at)
+                SELECT user_id, seq, created_at FROM appended WHERE told
             )
             SELECT * FROM appended
             """
@@ -138,12 +140,15 @@ struct FeedPostgresRepository: Sendable {
         var seq: Int64
         var type: String
         var dataJSON: String
+        /// The user's open conversations with unread messages.
+        var badge: Int
         var devices: [PushDevice]
     }
 
     /// Claims up to `limit` due entries and takes them out of those awaiting a push before anything is sent, so that
     /// no entry is pushed twice even when several replicas run this, and the entries awaiting a push stay few however
-    /// many users never register a device.
+    /// many users never register a device. An entry about a person blocked either way, or suspended, is claimed and
+    /// not pushed; each push carries its user's badge: their open conversations with a message after their last read.
     func claimDuePushes(olderThan grace: TimeInterval, limit: Int = 500) async throws -> [DuePush] {
         let before = Date().addingTimeInterval(-grace)
         return try await database.transaction { connection in
@@ -157,10 +162,41 @@ struct FeedPostgresRepository: Sendable {
                     RETURNING a.user_id, a.seq
                 )
                 SELECT c.user_id, c.seq, f.type, f.data::text AS data FROM claimed c JOIN feed f USING (user_id, seq)
+                -- NB: again, for an entry may have changed since: one that named a person who then left is removed.
+                WHERE (f.type = \(MessageSent.type) OR f.data ? 'notice')
+                AND NOT EXISTS (
+                    SELECT 1 FROM blocks b WHERE b.is_blocked
+                        AND ((b.blocker_id = c.user_id AND f.data::text ILIKE '%' || b.blocked_id || '%')
+                            OR (b.blocked_id = c.user_id AND f.data::text ILIKE '%' || b.blocker_id || '%')))
+                AND NOT EXISTS (
+                    -- NB: only the recently suspended: what mentions them was made before the suspension and is on
+                    -- its way; nothing made later does, for every service hides them.
+                    SELECT 1 FROM suspended_users s WHERE s.suspended_at > now() - interval '1 day'
+                        AND f.data::text ILIKE '%' || s.user_id || '%')
                 """
             )
             guard !entries.isEmpty else { return [] }
             let users = Array(Set(try entries.map { try $0.decode("user_id", as: UUID.self) }))
+            var badges: [UUID: Int] = [:]
+            for row in try connection.query(
+                """
+                SELECT t.user_id, count(*) AS badge FROM (
+                    SELECT f.user_id, (f.data->>'conversationId')::uuid AS conversation_id,
+                        max(f.seq) FILTER (WHERE f.type = \(MessageSent.type)) AS sent,
+                        max(f.seq) FILTER (WHERE f.type = \(ConversationRead.type)) AS read,
+                        (array_agg((f.data->>'unread')::int ORDER BY f.seq DESC)
+                            FILTER (WHERE f.type = \(ConversationRead.type)))[1] AS unread
+                    FROM feed f
+                    WHERE f.user_id = ANY(\(users.map(\.uuidString))::uuid[])
+                        AND f.type IN (\(MessageSent.type), \(ConversationRead.type))
+                    GROUP BY 1, 2
+                ) t JOIN conversations k ON k.id = t.conversation_id AND k.is_open
+                WHERE t.sent > coalesce(t.read, 0) OR coalesce(t.unread, 0) > 0
+                GROUP BY t.user_id
+                """
+            ) {
+                badges[try row.decode("user_id")] = Int(try row.decode("badge", as: Int64.self))
+            }
             var devices: [UUID: [PushDevice]] = [:]
             for row in try connection.query(
                 "SELECT id, user_id, platform, token, p256dh, auth FROM devices WHERE user_id = ANY(\(users.map(\.uuidString))::uuid[])"
@@ -174,7 +210,7 @@ struct FeedPostgresRepository: Sendable {
                 let userId: UUID = try row.decode("user_id")
                 return DuePush(
                     userId: userId, seq: try row.decode("seq"), type: try row.decode("type"),
-                    dataJSON: try row.decode("data"), devices: devices[userId] ?? [])
+                    dataJSON: try row.decode("data"), badge: badges[userId] ?? 0, devices: devices[userId] ?? [])
             }
         }
     }
@@ -220,6 +256,28 @@ struct FeedPostgresRepository: Sendable {
             WHERE data::text ILIKE \("%" + person.uuidString + "%")
             """)
         try Outbox.erase(person: person, on: connection)
+    }
+
+    /// `user.blocked` and `user.unblocked`: the latest state of the block, by version.
+    static func setBlock(
+        blocker: UUID, blocked: UUID, isBlocked: Bool, version: Int64, on connection: PostgresConnection
+    )
+        throws
+    {
+        try connection.query(
+            """
+            INSERT INTO blocks (blocker_id, blocked_id, is_blocked, version)
+            VALUES (\(blocker), \(blocked), \(isBlocked), \(version))
+            ON CONFLICT (blocker_id, blocked_id) DO UPDATE SET is_blocked = excluded.is_blocked, version = excluded.version
+            WHERE blocks.version < excluded.version
+            """)
+    }
+
+    /// `user.suspended`: the person's devices go, and nothing waits for a push to them any more.
+    static func suspend(_ person: UUID, on connection: PostgresConnection) throws {
+        try connection.query("INSERT INTO suspended_users (user_id) VALUES (\(person)) ON CONFLICT DO NOTHING")
+        try connection.query("DELETE FROM devices WHERE user_id = \(person)")
+        try connection.query("DELETE FROM feed_awaiting_push WHERE user_id = \(person)")
     }
 
     static func setConversation(_ id: UUID, members: [UUID], isOpen: Bool, on connection: PostgresConnection) throws {

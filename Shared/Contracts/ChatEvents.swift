@@ -68,3 +68,25 @@ public struct MessageSent: Event, Equatable {
         version = 1
     }
 }
+
+/// A member read a conversation up to a message: their other devices are told, and how many messages of the others
+/// are still unread in it (the badge on an app's icon counts the conversations with some).
+public struct ConversationRead: Event, Equatable {
+    public static let type = "conversation.read"
+    public var conversationId: UUID
+    public var userId: UUID
+    public var unread: Int
+    /// The seq of the last message read: a later read is higher.
+    public var version: Int64
+    /// The reader alone.
+    public var recipients: [UUID]
+    public var aggregateId: UUID { conversationId }
+
+    public init(conversationId: UUID, userId: UUID, unread: Int, version: Int64) {
+        self.conversationId = conversationId
+        self.userId = userId
+        self.unread = unread
+        self.version = version
+        recipients = [userId]
+    }
+}

@@ -123,10 +123,16 @@ private func metric(_ name: String, _ client: any TestClientProtocol) async thro
             let (_, after) = try await client.call(.get, "/v1/conversations", token: eeroToken)
             #expect((after["conversations"] as? [[String: Any]])?.first?["unreadCount"] as? Int == 1)
         }
-        let events = try await app.database.pool.query("SELECT type FROM outbox ORDER BY seq").map {
-            try $0.decode("type", as: String.self)
-        }
-        #expect(events == ["conversation.opened"] + Array(repeating: "message.sent", count: 5))
+        let events = try await app.database.pool.query("SELECT type, payload::text AS payload FROM outbox ORDER BY seq")
+            .map { (try $0.decode("type", as: String.self), try $0.decode("payload", as: String.self)) }
+        #expect(
+            events.map(\.0) == ["conversation.opened"] + Array(repeating: "message.sent", count: 5) + [
+                "conversation.read"
+            ])
+        // The reader's other devices are told what is still unread: one message of Olli's after the fourth.
+        let read = try #require(events.last?.1)
+        let readEvent = try JSONDecoder().decode(ConversationRead.self, from: Data(read.utf8))
+        #expect(readEvent.unread == 1 && readEvent.recipients == [readEvent.userId])
     }
 
     @Test func aStrangerCannotReadOrWriteAndAClosedChatIsReadOnly() async throws {

@@ -15,6 +15,7 @@ private struct Met: Event {
     var senderName: String
     var text: String
     var members: [Member]
+    var notice: Notice? = nil
     var version: Int64 = 1
     var aggregateId: UUID { meetingId }
 }
@@ -34,11 +35,12 @@ private struct Met: Event {
                     members: [
                         .init(userId: ada, name: "Ada Quill", bio: "counts in base 7", photoId: photo),
                         .init(userId: bob, name: "Bob Stone", bio: "bakes", photoId: nil),
-                    ]), on: connection)
+                    ], notice: Notice(title: "Ada Quill met Bob", body: "at the library")), on: connection)
             try Outbox.append(
                 Met(
                     meetingId: UUID(), senderId: bob, senderName: "Bob Stone", text: "bring the notes, Ada",
-                    members: [.init(userId: bob, name: "Bob Stone", bio: "bakes", photoId: nil)]), on: connection)
+                    members: [.init(userId: bob, name: "Bob Stone", bio: "bakes", photoId: nil)],
+                    notice: Notice(title: "Bob Stone", body: "wrote")), on: connection)
         }
         try await database.pool.transaction { connection in try Outbox.erase(person: ada, on: connection) }
 
@@ -51,6 +53,8 @@ private struct Met: Event {
         #expect(first.members[0].name == ErasedPerson.name && first.members[0].bio.isEmpty)
         #expect(first.members[0].photoId == nil && first.members[0].userId == ada)
         #expect(first.members[1].name == "Bob Stone" && first.members[1].bio == "bakes")
+        // A notice may name her in any words: it goes with her.
+        #expect(first.notice == nil && payloads[1].notice == Notice(title: "Bob Stone", body: "wrote"))
         // What Bob wrote stays his, even where it mentions her.
         #expect(payloads[1].senderName == "Bob Stone" && payloads[1].text == "bring the notes, Ada")
         let all = try await database.pool.query("SELECT string_agg(payload::text, ' ') AS p FROM outbox").first!

@@ -357,6 +357,32 @@ enum StreamClient {
     }
 }
 
+extension NotificationsTests {
+    @Test func onlyAMessageOrAnEntryWithANoticeWaitsForAPush() async throws {
+        let app = try await NotificationsTestApp.make()
+        let user = UUID()
+
+        try await app.live { _, _ in
+            try await app.append(to: user, type: "thing.happened", text: "nothing to tell")
+            try await app.append(to: user, text: "a message")
+            try await app.chat.pool.transaction { connection in
+                try Outbox.append(
+                    json: JSONText(
+                        raw: #"{"recipients":["\#(user.uuidString)"],"notice":{"title":"Told","body":"of this"}}"#),
+                    type: "thing.told", aggregateId: user, version: 1, on: connection)
+            }
+            try await eventually("three entries in the feed", timeout: 60) {
+                try await app.database.pool.query("SELECT 1 FROM feed").count == 3
+            }
+        }
+        let awaiting = try await app.database.pool.query(
+            "SELECT f.type FROM feed_awaiting_push a JOIN feed f USING (user_id, seq) ORDER BY f.seq"
+        ).map { try $0.decode("type", as: String.self) }
+
+        #expect(awaiting == ["message.sent", "thing.told"])
+    }
+}
+
 /// Remembers each push as "token seq".
 final class RecordingPushSender: PushSender {
     let sent = NIOLockedValueBox<[String]>([])

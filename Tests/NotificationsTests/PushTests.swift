@@ -118,4 +118,66 @@ import Testing
         let signature = try P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
         #expect(key.publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8)))
     }
+
+    @Test func anAppsPushCarriesTheBadgeAndWhatToOpenInEachPlatformsShape() throws {
+        let conversation = UUID()
+        var message = PushContent.message(
+            type: "message.sent", seq: 9,
+            dataJSON: #"{"conversationId":"\#(conversation)","senderName":"Olli V","text":"Hi"}"#, badge: 3)
+        message.timeToLive = 0
+
+        let apns = try #require(
+            try JSONSerialization.jsonObject(with: APNsSender.payload(of: message)) as? [String: Any])
+        let aps = try #require(apns["aps"] as? [String: Any])
+        #expect(aps["badge"] as? Int == 3 && (aps["alert"] as? [String: String]) == ["title": "Olli", "body": "Hi"])
+        #expect(apns["open"] as? String == "#/chats/\(conversation.uuidString.lowercased())")
+        #expect(apns["seq"] as? Int == 9)
+        let fcm = try #require(
+            try JSONSerialization.jsonObject(with: FCMSender.body(of: message, token: "t1")) as? [String: Any])
+        let inner = try #require(fcm["message"] as? [String: Any])
+        // NB: FCM's data are strings only.
+        let data = try #require(inner["data"] as? [String: String])
+        #expect(data["badge"] == "3" && data["seq"] == "9")
+        let android = try #require(inner["android"] as? [String: Any])
+        #expect(android["ttl"] as? String == "0s" && android["priority"] as? String == "NORMAL")
+        #expect(android["collapse_key"] as? String == message.collapseKey && inner["token"] as? String == "t1")
+    }
+
+    @Test func theAPNsProviderTokenIsTheTeamsSignedWithTheKeyIdAndKeptForFortyMinutes() async throws {
+        let key = P256.Signing.PrivateKey()
+        let settings = APNsSettings(
+            url: URL(string: "https://127.0.0.1:9")!, keyPEM: key.pemRepresentation, keyId: "KEY123", teamId: "TEAM9",
+            topic: "fi.tarrare.app")
+        let provider = try await APNsProviderToken(settings: settings)
+        let now = Date()
+        let token = try await provider.token(now: now)
+
+        let pieces = token.split(separator: ".").map(String.init)
+        let (headerJSON, claimsJSON, signatureBytes) = (
+            try #require(Data(base64URLEncoded: pieces[0])), try #require(Data(base64URLEncoded: pieces[1])),
+            try #require(Data(base64URLEncoded: pieces[2]))
+        )
+        let header = try #require(try JSONSerialization.jsonObject(with: headerJSON) as? [String: Any])
+        let claims = try #require(try JSONSerialization.jsonObject(with: claimsJSON) as? [String: Any])
+        #expect(header["alg"] as? String == "ES256" && header["kid"] as? String == "KEY123")
+        #expect(claims["iss"] as? String == "TEAM9")
+        #expect(claims["iat"] as? Double == now.timeIntervalSince1970.rounded(.down))
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        #expect(key.publicKey.isValidSignature(signature, for: Data("\(pieces[0]).\(pieces[1])".utf8)))
+        #expect(try await provider.token(now: now.addingTimeInterval(39 * 60)) == token)
+        #expect(try await provider.token(now: now.addingTimeInterval(41 * 60)) != token)
+    }
+
+    @Test func aPushServiceIsHttpsOrOnLoopbackAndAKeyThatIsNoKeyIsNamed() async throws {
+        func url(_ value: String) throws -> URL { try pushServiceURL(value, variable: "APNS_URL") }
+        #expect(try url("https://api.sandbox.push.apple.com").host == "api.sandbox.push.apple.com")
+        #expect(try url("http://127.0.0.1:2197").port == 2197)
+        #expect(throws: ConfigurationError.self) { try url("http://push.example.org") }
+        let settings = APNsSettings(
+            url: URL(string: "https://x")!, keyPEM: "not a key", keyId: "K", teamId: "T", topic: "t")
+        await #expect(throws: ConfigurationError.self) { try await APNsProviderToken(settings: settings) }
+        #expect(throws: ConfigurationError.self) {
+            try FCMSettings.read(EnvironmentReader(values: ["FCM_SERVICE_ACCOUNT": #"{"project_id":"p"}"#]))
+        }
+    }
 }

@@ -125,7 +125,8 @@ function refreshUnread() {
   }, 150);
 }
 
-for (const type of ["message.sent", "conversation.opened", "conversation.closed"]) {
+// NB: a read on another device of the person's changes the count too.
+for (const type of ["message.sent", "conversation.opened", "conversation.closed", "conversation.read"]) {
   feed.on(type, refreshUnread);
 }
 

@@ -141,6 +141,8 @@ public struct OfferMade: Event, Equatable {
     public var version: Int64
     /// The users it concerns: whose feeds it goes to.
     public var recipients: [UUID]
+    /// "Olli's order: falafel from Unicafe to Porthania: 60 s to answer".
+    public var notice: Notice?
     public var aggregateId: UUID { offerId }
 
     public init(
@@ -159,6 +161,10 @@ public struct OfferMade: Event, Equatable {
         self.expiresAt = expiresAt
         self.version = version
         recipients = [delivererId]
+        let seconds = max(0, Int(expiresAt.timeIntervalSinceNow.rounded()))
+        notice = Notice(
+            title: "\(Notice.firstName(ordererName))'s order",
+            body: "\(items) from \(restaurant.name) to \(destination.name): \(seconds) s to answer")
     }
 }
 
@@ -262,12 +268,17 @@ public struct MatchAccepted: Event, Equatable {
     public var version: Int64
     /// The users it concerns: whose feeds it goes to.
     public var recipients: [UUID]
+    public var notice: Notice?
     public var aggregateId: UUID { match.matchId }
 
     public init(match: MatchParties, version: Int64) {
         self.match = match
         self.version = version
         recipients = [match.ordererId, match.delivererId]
+        notice = Notice(
+            title: "Order accepted",
+            body: "\(Notice.firstName(match.delivererName)) brings \(Notice.firstName(match.ordererName))'s order "
+                + "from \(match.restaurant.name) to \(match.destination.name)")
     }
 }
 

@@ -15,6 +15,7 @@ public struct ExchangeAgreed: Event, Equatable {
     public var offering: String?
     public var recipients: [UUID]
     public var version: Int64
+    public var notice: Notice?
     public var aggregateId: UUID { exchangeId }
 
     public init(
@@ -30,6 +31,9 @@ public struct ExchangeAgreed: Event, Equatable {
         self.offering = offering
         self.recipients = [ownerId]
         self.version = version
+        notice = Notice(
+            title: "\(Notice.firstName(takerName)) wants your \(offered)",
+            body: offering.map { "They bring \($0) in return." } ?? "Agree on the swap in the chat.")
     }
 }
 

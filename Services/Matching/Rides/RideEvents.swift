@@ -51,6 +51,7 @@ public struct RideOffered: Event, Equatable {
     public var expiresAt: Date
     public var recipients: [UUID]
     public var version: Int64
+    public var notice: Notice?
     public var aggregateId: UUID { rideId }
 
     public init(
@@ -68,6 +69,9 @@ public struct RideOffered: Event, Equatable {
         self.expiresAt = expiresAt
         self.recipients = [driverId]
         self.version = version
+        notice = Notice(
+            title: "A ride for \(Notice.firstName(riderName))",
+            body: "Pickup \(Int(distanceMeters.rounded())) m away" + (note.map { ": \($0)" } ?? ""))
     }
 }
 
@@ -84,6 +88,7 @@ public struct RideAccepted: Event, Equatable {
     public var code: String
     public var recipients: [UUID]
     public var version: Int64
+    public var notice: Notice?
     public var aggregateId: UUID { rideId }
 
     public init(
@@ -96,6 +101,8 @@ public struct RideAccepted: Event, Equatable {
         self.code = code
         self.recipients = [riderId]
         self.version = version
+        notice = Notice(
+            title: "\(Notice.firstName(driver.name)) is coming", body: "Tell them \(code) when you get in.")
     }
 }
 
@@ -154,6 +161,7 @@ public struct RideArrived: Event, Equatable {
     public var driverId: UUID
     public var recipients: [UUID]
     public var version: Int64
+    public var notice: Notice?
     public var aggregateId: UUID { rideId }
 
     public init(rideId: UUID, driverId: UUID, riderId: UUID, version: Int64) {
@@ -161,6 +169,7 @@ public struct RideArrived: Event, Equatable {
         self.driverId = driverId
         self.recipients = [riderId]
         self.version = version
+        notice = Notice(title: "Your driver is here", body: "They are waiting at the pickup.")
     }
 }
 

@@ -11,6 +11,7 @@ public struct TutoringMatched: Event, Equatable {
     public var courses: [String]
     public var recipients: [UUID]
     public var version: Int64
+    public var notice: Notice?
     public var aggregateId: UUID { matchId }
 
     public init(matchId: UUID, campus: String, members: [MatchMember], courses: [String], version: Int64) {
@@ -20,6 +21,10 @@ public struct TutoringMatched: Event, Equatable {
         self.courses = courses
         self.recipients = members.map(\.userId)
         self.version = version
+        notice = Notice(
+            title: "It's a match",
+            body: members.map { Notice.firstName($0.name) }.joined(separator: " and ") + " liked each other"
+                + (courses.isEmpty ? "" : " (\(courses.joined(separator: ", ")))") + ": say hello")
     }
 }
 

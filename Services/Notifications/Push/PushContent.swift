@@ -10,18 +10,20 @@ enum PushContent {
     /// How long a push is worth sending when its entry does not say: a day.
     static let defaultTimeToLive = 86_400
 
-    static func message(type: String, seq: Int64, dataJSON: String, now: Date = Date()) -> PushMessage {
+    static func message(type: String, seq: Int64, dataJSON: String, badge: Int? = nil, now: Date = Date())
+        -> PushMessage
+    {
         let data = (try? JSONSerialization.jsonObject(with: Data(dataJSON.utf8))) as? [String: Any] ?? [:]
         var message = PushMessage(
             type: type, seq: seq, title: appName, body: sentence(of: type), open: nil,
-            timeToLive: defaultTimeToLive, collapseKey: nil, isUrgent: false)
+            timeToLive: defaultTimeToLive, collapseKey: nil, isUrgent: false, badge: badge)
         if let conversation = (data["conversationId"] as? String).flatMap(UUID.init(uuidString:)) {
             message.open = "#/chats/\(conversation.uuidString.lowercased())"
             // NB: a Topic is at most 32 base64url characters: the conversation's id without its dashes.
             message.collapseKey = conversation.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         }
         if type == MessageSent.type, let sender = data["senderName"] as? String, let text = data["text"] as? String {
-            message.title = firstName(sender)
+            message.title = Notice.firstName(sender)
             message.body = String(text.prefix(100))
         }
         if let notice = data["notice"] as? [String: Any], let title = notice["title"] as? String,
@@ -45,7 +47,4 @@ enum PushContent {
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 
-    static func firstName(_ name: String) -> String {
-        String(name.split(separator: " ").first ?? Substring(name))
-    }
 }

@@ -23,7 +23,8 @@ struct PushDispatcher: Service {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 do {
                     for push in try await repository.claimDuePushes(olderThan: grace) {
-                        let message = PushContent.message(type: push.type, seq: push.seq, dataJSON: push.dataJSON)
+                        let message = PushContent.message(
+                            type: push.type, seq: push.seq, dataJSON: push.dataJSON, badge: push.badge)
                         for device in push.devices {
                             group.addTask { await deliver(message, to: device, userId: push.userId) }
                         }

@@ -33,11 +33,14 @@ struct PushMessage: Sendable, Equatable {
     var collapseKey: String?
     /// Time-critical (an offer waiting for an answer).
     var isUrgent: Bool
+    /// The number of the user's open conversations with unread messages, for the app's icon.
+    var badge: Int? = nil
 
-    /// The JSON the device is given.
+    /// The JSON a browser is given.
     var payload: Data {
         var object: [String: Any] = ["type": type, "seq": seq, "title": title, "body": body]
         object["open"] = open
+        object["badge"] = badge
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     }
 }
@@ -72,16 +75,22 @@ protocol PushSender: Sendable {
     func send(_ message: PushMessage, to device: PushDevice) async -> PushOutcome
 }
 
-/// Sends each push to its platform's sender: Web Push when a VAPID key is configured. APNs and FCM are not built
-/// yet: their devices are kept and counted as `unsupported`.
+/// Sends each push to its platform's sender, each there when it is configured; a device of a platform with none is
+/// kept, and its pushes counted as `unsupported`.
 struct PlatformPushSender: PushSender {
     var web: WebPushSender?
+    var apns: APNsSender?
+    var fcm: FCMSender?
 
     func send(_ message: PushMessage, to device: PushDevice) async -> PushOutcome {
-        switch device.platform {
-        case "web": await web?.send(message, to: device) ?? .unsupported
-        default: .unsupported
-        }
+        let sender: (any PushSender)? =
+            switch device.platform {
+            case "web": web
+            case "apns": apns
+            case "fcm": fcm
+            default: nil
+            }
+        return await sender?.send(message, to: device) ?? .unsupported
     }
 }
 

@@ -31,7 +31,7 @@ function list(root, { api, feed }) {
     }));
   }
   load().catch(() => {});
-  const stops = ["message.sent", "conversation.opened", "conversation.closed"].map((type) => feed.on(type, () => load().catch(() => {})));
+  const stops = ["message.sent", "conversation.opened", "conversation.closed", "conversation.read"].map((type) => feed.on(type, () => load().catch(() => {})));
   return () => stops.forEach((stop) => stop());
 }
 
