@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // MARK: C libraries
@@ -56,6 +57,7 @@ let package = Package(
             name: "Messaging",
             dependencies: [
                 "CRabbitMQ", "Postgres", "Contracts", .logging, .nioPosix, .nioConcurrency, .serviceLifecycle,
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Shared/Messaging", resources: [.copy("Migrations")]),
         .target(name: "Contracts", path: "Shared/Contracts"),
@@ -68,6 +70,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Shared/ServiceKit", resources: [.copy("campuses.json")]),
 
@@ -76,7 +79,8 @@ let package = Package(
             name: "Accounts",
             dependencies: [
                 "ServiceKit", "Postgres", "Messaging", "Contracts", "CCrypt", "CCurl", .hummingbird, .nioPosix,
-                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
+                .argumentParser, .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/Accounts", resources: [.copy("Migrations"), .copy("openapi.yaml")]),
 
@@ -299,8 +303,8 @@ let package = Package(
         .testTarget(
             name: "NotificationsTests",
             dependencies: [
-                // Delivery: its events, published as matching would.
-                "Notifications", "Delivery", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
+                // Duets: a flow of the tests alone, whose events it publishes as matching would.
+                "Notifications", "Duets", "TestSupport", "ServiceKit", "Messaging", "Postgres", "Contracts",
                 .serviceLifecycle,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -264,32 +264,8 @@ extension Account {
 // MARK: Images, from media's events
 
 extension AccountPostgresRepository {
-    /// What accounts handles of media's events: whose each image is. A person whose photo is deleted has none.
-    static var mediaHandlers: EventHandlers {
-        var handlers = EventHandlers()
-        handlers.on(MediaStored.self, from: "media") { event, connection in
-            try applyImage(
-                event.mediaId, owner: event.ownerId, isDeleted: false, version: event.version, on: connection)
-        }
-        handlers.on(MediaDeleted.self, from: "media") { event, connection in
-            try applyImage(event.mediaId, owner: event.ownerId, isDeleted: true, version: event.version, on: connection)
-            guard
-                let row = try connection.query(
-                    """
-                    UPDATE users SET photo_id = NULL, version = version + 1, updated_at = now()
-                    WHERE id = \(event.ownerId) AND photo_id = \(event.mediaId)
-                    RETURNING \(accountColumns)
-                    """
-                ).first
-            else { return }
-            let account = try Account(row: row)
-            try Outbox.append(UserUpdated(user: account.snapshot, version: account.version), on: connection)
-        }
-        return handlers
-    }
-
     /// Keeps what an event says of an image unless a later event said more.
-    private static func applyImage(
+    static func applyImage(
         _ id: UUID, owner: UUID, isDeleted: Bool, version: Int64, on connection: PostgresConnection
     ) throws {
         try connection.query(
@@ -298,5 +274,20 @@ extension AccountPostgresRepository {
             ON CONFLICT (id) DO UPDATE SET is_deleted = excluded.is_deleted, version = excluded.version
             WHERE images.version < excluded.version
             """)
+    }
+
+    /// Takes the image away from its owner's profile when it is their photo, and publishes `user.updated`.
+    static func removePhoto(_ imageId: UUID, of ownerId: UUID, on connection: PostgresConnection) throws {
+        guard
+            let row = try connection.query(
+                """
+                UPDATE users SET photo_id = NULL, version = version + 1, updated_at = now()
+                WHERE id = \(ownerId) AND photo_id = \(imageId)
+                RETURNING \(accountColumns)
+                """
+            ).first
+        else { return }
+        let account = try Account(row: row)
+        try Outbox.append(UserUpdated(user: account.snapshot, version: account.version), on: connection)
     }
 }

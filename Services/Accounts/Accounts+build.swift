@@ -18,7 +18,7 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
                 UserRegistered.type, UserUpdated.type, UserBlocked.type, UserUnblocked.type, UserSuspended.type,
                 UserDeleted.type,
             ],
-            handlers: AccountPostgresRepository.mediaHandlers),
+            handlers: MediaEventsConsumer.handlers),
         bundle: .module)
     let campuses = try CampusDirectory.load(extraFile: configuration.campusesFile)
     let repository = AccountPostgresRepository(database: builder.database)

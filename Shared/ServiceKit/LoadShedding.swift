@@ -73,11 +73,12 @@ public final class ChangesInFlight: Sendable {
     func leave() { count.withLockedValue { $0 -= 1 } }
 }
 
-/// `event_backlog`, `requests_in_flight` and their limits in Prometheus text.
-func sheddingMetrics(_ shedding: LoadShedding?) -> String {
-    guard let shedding else { return "" }
-    return "# TYPE event_backlog gauge\nevent_backlog \(shedding.backlog.current)\n"
-        + "# TYPE event_backlog_limit gauge\nevent_backlog_limit \(shedding.backlog.limit)\n"
-        + "# TYPE requests_in_flight gauge\nrequests_in_flight \(shedding.inFlight.current)\n"
-        + "# TYPE requests_in_flight_limit gauge\nrequests_in_flight_limit \(shedding.inFlight.limit)\n"
+extension LoadShedding {
+    /// Sets the gauges `event_backlog`, `requests_in_flight` and their limits to what they are now, for `/metrics`.
+    func record(in metrics: ServiceMetrics) {
+        metrics.gauge("event_backlog").record(backlog.current)
+        metrics.gauge("event_backlog_limit").record(backlog.limit)
+        metrics.gauge("requests_in_flight").record(inFlight.current)
+        metrics.gauge("requests_in_flight_limit").record(inFlight.limit)
+    }
 }

@@ -24,6 +24,11 @@ public struct ServiceMetrics: Sendable {
         Metrics.Counter(label: label, dimensions: dimensions, factory: factory)
     }
 
+    /// A gauge shown on `/metrics` under `label`.
+    public func gauge(_ label: String, dimensions: [(String, String)] = []) -> Metrics.Gauge {
+        Metrics.Gauge(label: label, dimensions: dimensions, factory: factory)
+    }
+
     /// The Prometheus text exposition of everything recorded.
     public func render() -> String {
         registry.emitToString()

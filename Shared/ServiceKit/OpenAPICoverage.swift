@@ -1,4 +1,5 @@
 import Hummingbird
+import Yams
 
 /// Compares a router's routes with the operations of an OpenAPI document, so that a service's description
 /// cannot drift from what it serves.
@@ -13,28 +14,21 @@ public enum OpenAPICoverage {
             + documented.subtracting(served).map { "not served: \($0)" }).sorted()
     }
 
-    /// `METHOD /path` for each operation under `paths:` (two-space indented paths, four-space methods).
+    /// `METHOD /path` for each operation under `paths:`.
     static func operations(in openAPI: String) -> Set<String> {
+        // NB: a document Yams cannot read has none; `OpenAPIDocument.merging` refused it when the service started.
+        guard let paths = (try? Yams.compose(yaml: openAPI))?.mapping?["paths"]?.mapping else { return [] }
         var operations = Set<String>()
-        var path: String?
-        var isInPaths = false
-        for line in openAPI.split(separator: "\n", omittingEmptySubsequences: true) {
-            if !line.hasPrefix(" ") {
-                isInPaths = line.hasPrefix("paths:")
-                continue
-            }
-            guard isInPaths else { continue }
-            if line.hasPrefix("  /"), line.hasSuffix(":") {
-                path = String(line.dropFirst(2).dropLast())
-            } else if line.hasPrefix("    "), !line.hasPrefix("     "), let path {
-                let key = line.dropFirst(4).prefix { $0 != ":" }
-                if ["get", "post", "put", "patch", "delete"].contains(key) {
-                    operations.insert("\(key.uppercased()) \(normalized(path))")
-                }
+        for (path, item) in paths {
+            guard let path = path.scalar?.string, path.hasPrefix("/"), let item = item.mapping else { continue }
+            for method in item.keys.compactMap({ $0.scalar?.string }) where methods.contains(method) {
+                operations.insert("\(method.uppercased()) \(normalized(path))")
             }
         }
         return operations
     }
+
+    private static let methods: Set<String> = ["get", "post", "put", "patch", "delete"]
 
     /// `/v1/orders/:id` and `/v1/orders/{id}` both become `/v1/orders/{}`.
     private static func normalized(_ path: String) -> String {

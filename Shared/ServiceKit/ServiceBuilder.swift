@@ -14,9 +14,9 @@ public struct ServiceBuilder {
     public let configuration: ServiceConfiguration
     public let logger: Logger
     public let database: PostgresPool
-    public let brokerStatus = BrokerStatus()
     /// What `/metrics` shows; a service counts its own things here too.
     public let metrics = ServiceMetrics()
+    public let brokerStatus: BrokerStatus
     /// Where the consumer hands what it publishes live once committed, when the service holds sockets itself.
     public let liveLoopback = LiveLoopback()
     public let router: Router<ServiceRequestContext>
@@ -32,6 +32,7 @@ public struct ServiceBuilder {
     ) async throws {
         self.configuration = configuration
         self.logger = logger
+        brokerStatus = BrokerStatus(metrics: metrics.factory)
         database = try await openDatabase(configuration, migrations: migrations, logger: logger)
         do {
             try topology.declare(amqpURL: configuration.amqpURL)

@@ -37,11 +37,10 @@ public func makeServiceRouter(
         return ["status": "ok", "database": "ok", "broker": "ok"]
     }
     router.get("/metrics") { _, _ in
-        Response(
+        shedding?.record(in: metrics)
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(
-                byteBuffer: ByteBuffer(
-                    string: metrics.render() + consumedEvents(brokerStatus) + sheddingMetrics(shedding))))
+            body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
     }
     if let openAPI {
         router.get("/openapi.yaml") { _, _ in
@@ -51,14 +50,6 @@ public func makeServiceRouter(
         }
     }
     return router
-}
-
-/// `events_consumed_total` by queue in Prometheus text: the events this process applied and acknowledged.
-func consumedEvents(_ status: BrokerStatus) -> String {
-    let counts = status.consumedCounts
-    guard !counts.isEmpty else { return "" }
-    return "# TYPE events_consumed_total counter\n"
-        + counts.sorted { $0.key < $1.key }.map { "events_consumed_total{queue=\"\($0.key)\"} \($0.value)\n" }.joined()
 }
 
 /// Refuses to start a debug build whose routes and OpenAPI description disagree (so every test that builds a

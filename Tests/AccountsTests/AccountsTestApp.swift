@@ -28,7 +28,7 @@ struct AccountsTestApp: ServiceTestApp {
     /// Applies another service's event as the consumer would.
     func handle(_ event: some Event) async throws {
         try await service.database.pool.transaction { connection in
-            guard try AccountPostgresRepository.mediaHandlers.apply(event, on: connection) else {
+            guard try MediaEventsConsumer.handlers.apply(event, on: connection) else {
                 throw TestFailure("accounts has no handler of \(type(of: event).type)")
             }
         }

@@ -65,11 +65,11 @@ private func sendMessage(_ text: String, to path: String, token: String, _ clien
     }
 }
 
-/// The value of the line `name` of the service's `/metrics`.
+/// The value of the line `name` of the service's `/metrics` (a gauge's is written as a Double: `1.0`).
 private func metric(_ name: String, _ client: any TestClientProtocol) async throws -> Int? {
     try await client.execute(uri: "/metrics", method: .get) { response in
         String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("\(name) ") }
-            .flatMap { Int($0.split(separator: " ")[1]) }
+            .flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
     }
 }
 

@@ -94,6 +94,12 @@ public struct DuetPaired: Event {
     public var recipients: [UUID]
     public var version: Int64 = 1
     public var aggregateId: UUID { duetId }
+
+    public init(duetId: UUID, song: String, recipients: [UUID]) {
+        self.duetId = duetId
+        self.song = song
+        self.recipients = recipients
+    }
 }
 
 /// A duet ended; both are told.
@@ -103,4 +109,9 @@ public struct DuetEnded: Event {
     public var recipients: [UUID]
     public var version: Int64 = 2
     public var aggregateId: UUID { duetId }
+
+    public init(duetId: UUID, recipients: [UUID]) {
+        self.duetId = duetId
+        self.recipients = recipients
+    }
 }

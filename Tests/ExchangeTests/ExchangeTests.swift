@@ -294,20 +294,8 @@ import Testing
             caller: owner)
         let takers = (0..<20).map { Identity.student("Taker \($0)") }
 
-        let outcomes = await withTaskGroup(of: String.self) { group in
-            for taker in takers {
-                group.addTask {
-                    do {
-                        _ = try await repository.agree(to: listing.id, offering: "Karl Fazer bars", caller: taker)
-                        return "agreed"
-                    } catch let error as MatchingError {
-                        return error.problem.status == .conflict ? "conflict" : "\(error)"
-                    } catch {
-                        return "\(error)"
-                    }
-                }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
+        let outcomes = await race(takers, won: "agreed") { taker in
+            _ = try await repository.agree(to: listing.id, offering: "Karl Fazer bars", caller: taker)
         }
         let exchanges = try await app.database.pool.query("SELECT count(*)::int AS n FROM exchanges").first!.decode(
             "n", as: Int.self)

@@ -1,5 +1,5 @@
 import Contracts
-import Delivery
+import Duets
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -125,20 +125,13 @@ enum StreamClient {
     }
 
     @Test func onlyTheConcernedUsersHearOfAnEvent() throws {
-        let (orderer, deliverer, stranger) = (UUID(), UUID(), UUID())
-        let offer = OfferMade(
-            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererId: orderer,
-            ordererName: "Olli",
-            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
-            destination: PlaceReference(placeId: UUID(), name: "Porthania"),
-            items: "Soup", expiresAt: Date(), version: 1)
+        let (singer, partner, stranger) = (UUID(), UUID(), UUID())
+        let paired = DuetPaired(duetId: UUID(), song: "Kesäillan valssi", recipients: [partner])
         let message = MessageSent(
-            messageId: UUID(), conversationId: UUID(), senderId: orderer, senderName: "Olli", recipients: [deliverer],
+            messageId: UUID(), conversationId: UUID(), senderId: singer, senderName: "Olli", recipients: [partner],
             text: "Hi", sentAt: Date())
-        let expired = OrderExpired(orderId: UUID(), ordererId: orderer, version: 2)
-        let withdrawn = OfferWithdrawn(
-            offer: OfferEnded(offerId: offer.offerId, orderId: offer.orderId, delivererId: deliverer, version: 2),
-            reason: "orderCancelled")
+        let ended = DuetEnded(duetId: paired.duetId, recipients: [singer])
+        let read = ConversationRead(conversationId: UUID(), userId: partner, unread: 0, version: 1)
 
         /// What notifications reads of any event: the `recipients` of its JSON.
         func recipients(of event: any Event) throws -> [UUID] {
@@ -146,11 +139,11 @@ enum StreamClient {
             return try JSONDecoder().decode(Addressed.self, from: try JSONEncoder().encode(event)).recipients
         }
 
-        #expect(try recipients(of: offer) == [deliverer])
-        #expect(try recipients(of: message) == [deliverer])
-        #expect(try recipients(of: expired) == [orderer])
-        #expect(try recipients(of: withdrawn) == [deliverer])
-        let events: [any Event] = [offer, message, expired, withdrawn]
+        #expect(try recipients(of: paired) == [partner])
+        #expect(try recipients(of: message) == [partner])
+        #expect(try recipients(of: ended) == [singer])
+        #expect(try recipients(of: read) == [partner])
+        let events: [any Event] = [paired, message, ended, read]
         let everyone = try events.flatMap { try recipients(of: $0) }
         #expect(!everyone.contains(stranger))
     }
@@ -274,23 +267,18 @@ enum StreamClient {
     @Test func theSameEventDeliveredTwiceMakesOneEntry() async throws {
         let app = try await NotificationsTestApp.make()
         let matching = try await TestDatabase.make(migrations: [PostgresMigrator.messagingDirectory])
-        let (deliverer, orderer) = (UUID(), UUID())
-        let offer = OfferMade(
-            offerId: UUID(), orderId: UUID(), runId: UUID(), delivererId: deliverer, ordererId: orderer,
-            ordererName: "Olli",
-            restaurant: PlaceReference(placeId: UUID(), name: "Unicafe"),
-            destination: PlaceReference(placeId: UUID(), name: "Porthania"),
-            items: "Soup", expiresAt: Date(), version: 1)
-        try await matching.pool.transaction { try Outbox.append(offer, on: $0) }
+        let partner = UUID()
+        let paired = DuetPaired(duetId: UUID(), song: "Kesäillan valssi", recipients: [partner])
+        try await matching.pool.transaction { try Outbox.append(paired, on: $0) }
         let relay = OutboxRelay(
-            topology: Topology(service: "matching", publishes: [OfferMade.type]), postgresURL: matching.url,
+            topology: Topology(service: "matching", publishes: [DuetPaired.type]), postgresURL: matching.url,
             amqpURL: app.broker.url, status: BrokerStatus(), logger: TestEnvironment.logger)
 
         try await app.live { _, client in
             // Notifications has bound its queues by now; matching publishes from here on.
             try await runBriefly([relay]) {
                 // NB: the row is reset only once the relay has marked it sent, or the relay would mark it sent again.
-                try await eventually("the offer in the feed and its outbox row sent") {
+                try await eventually("the pairing in the feed and its outbox row sent") {
                     guard try await app.database.pool.query("SELECT 1 FROM feed").count == 1 else { return false }
                     return try await matching.pool.query("SELECT 1 FROM outbox_unsent").isEmpty
                 }
@@ -304,8 +292,8 @@ enum StreamClient {
         let entries = try await app.database.pool.query("SELECT user_id, seq, type FROM feed")
 
         #expect(entries.count == 1)
-        #expect(try entries.first?.decode("user_id", as: UUID.self) == deliverer)
-        #expect(try entries.first?.decode("type", as: String.self) == "offer.made")
+        #expect(try entries.first?.decode("user_id", as: UUID.self) == partner)
+        #expect(try entries.first?.decode("type", as: String.self) == "duet.paired")
     }
 
     @Test func anEntryNoSocketTookIsPushedOnceToTheDevicesOfItsUser() async throws {

@@ -143,29 +143,27 @@ import Testing
         #expect(try stored?.decode("things", as: Int.self) == 1)
     }
 
-    @Test func readsSentTogetherEachGetTheirOwnValueAfterWhatWasQueuedAndAFailingOneThrows() async throws {
+    @Test func statementsSentTogetherEachGetTheirOwnRowsAfterWhatWasQueuedAndAFailingOneThrows() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
-        let names = PostgresRead<[String]>("SELECT name FROM things ORDER BY name") { rows in
-            try rows.map { try $0.decode("name") }
-        }
-        let hits = PostgresRead<Int?>("SELECT value FROM counters WHERE name = 'hits'") { rows in
-            try rows.first?.decode("value")
-        }
+        let names: SQL = "SELECT name FROM things ORDER BY name"
+        let hits: SQL = "SELECT value FROM counters WHERE name = 'hits'"
 
-        let (seenNames, seenHits, count) = try await database.pool.transaction { connection in
+        let (seenNames, seenHits) = try await database.pool.transaction { connection in
             try connection.enqueue("INSERT INTO things (id, name) VALUES (\(UUID()), 'b'), (\(UUID()), 'a')")
             try connection.enqueue("INSERT INTO counters (name, value) VALUES ('hits', 7)")
-            return try connection.read(names, hits, names.map(\.count))
+            let results = try connection.query(all: [names, hits])
+            return (
+                try results[0].map { try $0.decode("name", as: String.self) },
+                try results[1].first?.decode("value", as: Int.self)
+            )
         }
         #expect(seenNames == ["a", "b"])
         #expect(seenHits == 7)
-        #expect(count == 2)
 
-        let failing = PostgresRead<Int>("SELECT 1 / 0 AS never") { _ in 0 }
         await #expect(throws: PostgresError.self) {
             try await database.pool.transaction { connection in
                 try connection.enqueue("INSERT INTO things (id, name) VALUES (\(UUID()), 'c')")
-                _ = try connection.read(hits, failing, names)
+                _ = try connection.query(all: [hits, "SELECT 1 / 0 AS never", names])
             }
         }
         let stored = try await database.pool.query("SELECT count(*) AS n FROM things").first?.decode("n", as: Int.self)

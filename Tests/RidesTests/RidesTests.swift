@@ -285,20 +285,8 @@ import Testing
             id: nil, RideDraft(pickup: .place(MatchingTestApp.porthania.placeId), dropoff: nil, note: nil),
             caller: rider)
 
-        let outcomes = await withTaskGroup(of: String.self) { group in
-            for driver in drivers {
-                group.addTask {
-                    do {
-                        _ = try await steps.accept(ride.id, caller: driver)
-                        return "accepted"
-                    } catch let error as MatchingError {
-                        return error.problem.status == .conflict ? "conflict" : "\(error)"
-                    } catch {
-                        return "\(error)"
-                    }
-                }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
+        let outcomes = await race(drivers, won: "accepted") { driver in
+            _ = try await steps.accept(ride.id, caller: driver)
         }
         let accepted = try #require(try await steps.ride(ride.id, caller: rider))
         let events = try await app.events()

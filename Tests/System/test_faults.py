@@ -61,6 +61,7 @@ def pid(service):
 def test_rabbitmq_stopped_and_started_mid_flow(system, pairs):
     with mid_flow(system, pairs):
         infra("stop", "rabbitmq")
+        # NB: not a wait for a condition: how long the broker is down while the deliveries go on.
         time.sleep(5)
         infra("start", "rabbitmq")
 
@@ -69,14 +70,16 @@ def test_rabbitmq_stopped_and_started_mid_flow(system, pairs):
 def test_a_consumer_killed_mid_flow_loses_and_repeats_nothing(system, pairs, service):
     with mid_flow(system, pairs):
         # Killed with work in hand: events applied but not yet acknowledged come again and the inbox drops them.
-        os.kill(pid(service), signal.SIGKILL)
-        time.sleep(1)
+        killed = pid(service)
+        os.kill(killed, signal.SIGKILL)
+        assert eventually(lambda: not alive(killed), timeout=15), f"{service} did not die"
         restart(service)
 
 
 def test_postgresql_restarted_mid_flow(system, pairs):
     with mid_flow(system, pairs):
         infra("stop", "postgres")
+        # NB: not a wait for a condition: how long the database is down while the deliveries go on.
         time.sleep(3)
         infra("start", "postgres")
 

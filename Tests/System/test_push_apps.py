@@ -4,8 +4,9 @@ Google's services that check the provider token, the access token and every head
 (pushproviders.py, which scripts/test starts and points the system at): a message once, titled with its sender's first
 name and collapsing into its conversation's newest; an offer urgent and dying with its window; the badge the number of
 conversations with unread messages. A device its service no longer knows is deleted, a throttled push is tried again
-with a longer pause each time and taken once, and nobody with a socket open, nobody who blocked the sender and nobody
-who was suspended or deleted their account is pushed, nor pushed about someone who was."""
+with a longer pause each time and taken once (a socket open means no push on any platform: test_push.py), and nobody
+who blocked the sender and nobody who was suspended or deleted their account is pushed, nor pushed about someone who
+was."""
 
 import os
 import time
@@ -265,28 +266,6 @@ def test_a_throttled_push_is_tried_again_with_a_longer_pause_each_time_and_taken
     # A pause of a second or more, then of two or more (lower bounds only: a slow machine lengthens pauses).
     first, second = [(after.at - before.at).total_seconds() for before, after in zip(tries, tries[1:])]
     assert first >= 0.9 and second >= 1.9, (first, second)
-
-
-def test_a_student_with_a_socket_open_gets_no_push(stand_ins):
-    aino, bea, cai = Student("Aino"), Student("Bea"), Student("Cai")
-    aino_chat, cai_chat = matched(bea, aino, cai)
-    aino_token, cai_token = new_token(), new_token()
-    register(aino, "apns", aino_token)
-    register(cai, "fcm", cai_token)
-    socket = aino.socket()
-    try:
-        text = "Heard live, not pushed"
-        say(bea, aino_chat, text)
-        assert socket.wait_for("message.sent", text=text) is not None, "Aino's socket did not hear the message"
-
-        # The dispatcher has gone past Aino's entry once it has pushed Cai's, written after it.
-        later = "Pushed, Cai has no socket"
-        say(bea, cai_chat, later)
-
-        arrived("fcm", cai_token, about(later), "push of the message to Cai")
-        assert list(filter(about(text), received("apns", aino_token))) == []
-    finally:
-        socket.close()
 
 
 @pytest.mark.parametrize("platform", ["apns", "fcm"])

@@ -197,7 +197,8 @@ struct DeliverySimulation: AsyncParsableCommand {
             WITH accepted AS (
                 SELECT DISTINCT ON (m.order_id) m.order_id,
                     extract(epoch FROM m.created_at - o.created_at) AS wait,
-                    distance_meters(rd.latitude, rd.longitude, od.latitude, od.longitude) AS walk
+                    ST_Distance(ST_MakePoint(rd.longitude, rd.latitude)::geography,
+                        ST_MakePoint(od.longitude, od.latitude)::geography) AS walk
                 FROM matches m JOIN orders o ON o.id = m.order_id JOIN runs r ON r.id = m.run_id
                 JOIN places rd ON rd.id = r.destination_id JOIN places od ON od.id = o.destination_id
                 ORDER BY m.order_id, m.created_at

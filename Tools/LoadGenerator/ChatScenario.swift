@@ -4,7 +4,9 @@ import NIOConcurrencyHelpers
 /// `load chat --sockets 200`: as many students holding a socket, paired by a real delivery (check-in, order for
 /// that run, offer on the socket, accept), so that each pair has an open conversation. Then every student sends
 /// their partner a message every `--message-interval` seconds (0: the next as soon as the last POST returned)
-/// for the run's length: the time from POST to arrival on the partner's socket, and messages delivered a second.
+/// for the run's length, or with `--rate` the students in turn send as many a second in all, each at its time however
+/// many are still unanswered (an open loop: an offered load that means the same whatever the server answers): the
+/// time from POST to arrival on the partner's socket, and messages delivered a second.
 /// With `--delete-account-after`, a student who is not chatting deletes their account during the run.
 struct ChatScenario {
     let options: LoadOptions
@@ -47,6 +49,10 @@ struct ChatScenario {
                     await actions.signUpAndDeleteAccount()
                 }
             }
+            if let rate = options.rate {
+                group.addTask { await offering(rate, in: pairs, from: start, until: end) }
+                return
+            }
             for pair in pairs {
                 group.addTask {
                     await chatting(pair.deliverer, to: pair.orderer.id, in: pair.conversationId, until: end)
@@ -84,6 +90,32 @@ struct ChatScenario {
             if options.messageInterval > 0 {
                 let pause = Double.random(in: options.messageInterval * 0.5...options.messageInterval * 1.5)
                 try? await Task.sleep(for: .milliseconds(Int(pause * 1000)))
+            }
+        }
+    }
+
+    /// `rate` messages a second in all from `start` to `end`: the `n`th at `start + n / rate`, from each side of each
+    /// pair in turn, sent at its time whether or not the ones before have been answered.
+    private func offering(_ rate: Double, in pairs: [Pair], from start: Double, until end: Double) async {
+        let senders = pairs.flatMap { pair in
+            [
+                (pair.deliverer, pair.orderer.id, pair.conversationId),
+                (pair.orderer, pair.deliverer.id, pair.conversationId),
+            ]
+        }
+        guard !senders.isEmpty else { return }
+        await withDiscardingTaskGroup { group in
+            var number = 0
+            while true {
+                let due = start + Double(number) / rate
+                guard due < end else { return }
+                if due > Stopwatch.now() {
+                    try? await Task.sleep(for: .microseconds(Int((due - Stopwatch.now()) * 1_000_000)))
+                }
+                let (sender, partnerId, conversationId) = senders[number % senders.count]
+                let text = "Viesti \(number / senders.count + 1) 🙂"
+                group.addTask { _ = await actions.send(sender, to: partnerId, in: conversationId, text: text) }
+                number += 1
             }
         }
     }

@@ -27,6 +27,12 @@ struct LoadOptions: ParsableArguments, Sendable {
     @Option(help: "chat: seconds between one student's messages, 0 back to back.")
     var messageInterval = 1.0
     @Option(
+        help: """
+            chat: messages a second offered in all, each sent at its time however many are still unanswered (an open \
+            loop), instead of each student's --message-interval.
+            """)
+    var rate: Double?
+    @Option(
         help: "chat: pairs made at once before the measured phase (each a check-in, an order, its offer, an accept).")
     var pairingConcurrency = 16
     @Option(
@@ -99,6 +105,7 @@ struct LoadOptions: ParsableArguments, Sendable {
         }
         guard pairingConcurrency >= 1 else { throw ValidationError("--pairing-concurrency needs at least 1") }
         guard pairingRate.map({ $0 > 0 }) ?? true else { throw ValidationError("--pairing-rate needs more than 0") }
+        guard rate.map({ $0 > 0 }) ?? true else { throw ValidationError("--rate needs more than 0") }
         guard deleteAccountAfter.map({ (0..<seconds).contains($0) }) ?? true else {
             throw ValidationError("--delete-account-after needs a time within the measured phase (0 to --seconds)")
         }

@@ -32,6 +32,24 @@ public struct GeoPoint: Codable, Sendable, Equatable {
     /// The point as a PostGIS geography (SRID 4326), for SQL.
     public var geography: SQL { "\(geometry)::geography" }
 
+    /// The point of two columns (or other SQL) in degrees as a PostGIS geography (SRID 4326), for SQL: with
+    /// `ST_Distance`, a distance in meters.
+    public static func geography(lat: String, lon: String) -> SQL {
+        "ST_SetSRID(ST_MakePoint(\(unescaped: lon), \(unescaped: lat)), 4326)::geography"
+    }
+
+    /// The point a query's `lat` and `lon` give, nil when it gives neither; a problem names the one that is wrong.
+    public static func query(lat: String?, lon: String?) throws -> GeoPoint? {
+        guard lat != nil || lon != nil else { return nil }
+        func degrees(_ raw: String?, _ field: String) throws -> Double {
+            guard let value = raw.flatMap(Double.init) else {
+                throw MatchingError.invalid(field: field, "\(field) is a number of degrees.")
+            }
+            return value
+        }
+        return try validated(lat: try degrees(lat, "lat"), lon: try degrees(lon, "lon"), field: nil)
+    }
+
     /// A box around the point that holds the circle of `meters`, with a margin, as a PostGIS geography for SQL. With
     /// `&&` it bounds a walk of a spatial index in distance order (`<->`), which a filter on the distance alone would
     /// not stop where fewer rows than asked for are in the circle. The longitude is capped near the poles.

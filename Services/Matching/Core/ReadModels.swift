@@ -111,16 +111,9 @@ public enum ReadModels {
     /// 403 for a student who may no longer act: suspended, or gone with their account (whose access token may still
     /// be valid for a few minutes). What such a request would write would name them again.
     public static func requireActive(_ userId: UUID, on connection: PostgresConnection) throws {
-        try requireActive(try connection.read(isActive(userId)))
-    }
-
-    /// Whether the student may still act, read with other statements; `requireActive(_:)` says no.
-    public static func isActive(_ userId: UUID) -> PostgresRead<Bool> {
-        PostgresRead("SELECT 1 AS hidden FROM suspended_users WHERE user_id = \(userId)") { $0.isEmpty }
-    }
-
-    public static func requireActive(_ isActive: Bool) throws(MatchingError) {
-        guard isActive else { throw .forbidden("Your account is suspended or deleted.") }
+        guard try connection.query("SELECT 1 AS hidden FROM suspended_users WHERE user_id = \(userId)").isEmpty else {
+            throw MatchingError.forbidden("Your account is suspended or deleted.")
+        }
     }
 
     public static func applyPlace(
@@ -195,18 +188,18 @@ public enum ReadModels {
     }
 
     /// The names of those of `ids` that are live places of the campus of the given kind (any kind when nil).
-    public static func liveNames(of ids: [UUID], campus: String, kind: String?) -> PostgresRead<[UUID: String]> {
-        PostgresRead(
+    public static func liveNames(of ids: [UUID], campus: String, kind: String?, on connection: PostgresConnection)
+        throws -> [UUID: String]
+    {
+        let rows = try connection.query(
             """
             SELECT id, name FROM places
             WHERE id = ANY(\(ids.map(\.uuidString))::uuid[]) AND campus = \(campus)
               AND (\(kind)::text IS NULL OR kind = \(kind)) AND NOT is_retired
-            """
-        ) { rows in
-            Dictionary(try rows.map { (try $0.decode("id", as: UUID.self), try $0.decode("name", as: String.self)) }) {
-                first, _ in first
-            }
-        }
+            """)
+        return Dictionary(
+            try rows.map { (try $0.decode("id", as: UUID.self), try $0.decode("name", as: String.self)) }
+        ) { first, _ in first }
     }
 
     /// The place `id` among the `liveNames` read, or 404 naming `what`.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Erasing a student who deleted their account from the delivery flow, once a suspension's closing has ended their
 /// matches.
-extension DeliveryTransaction {
+extension DeliveryTimerSteps {
     /// Their open runs close as a check-out does (pending offers withdrawn, their orders dispatched again), their
     /// orders still without a deliverer are cancelled as the orderer's cancel does (a pending offer withdrawn, its
     /// seat offered on), and then what is kept no longer names them nor holds what they wrote.

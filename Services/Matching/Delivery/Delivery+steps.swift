@@ -19,21 +19,23 @@ public struct DeliverySteps: Sendable {
         self.positions = positions
     }
 
-    /// Runs `body` in a transaction, with the steps it shares with the other use cases and the timers.
-    func withTransaction<T: Sendable>(
-        durable: Bool = true, _ body: @escaping @Sendable (DeliveryTransaction) throws -> T
+    /// Runs `body` in one transaction with the flow's repository on its connection.
+    func transaction<T: Sendable>(
+        durable: Bool = true, _ body: @escaping @Sendable (DeliveryPostgresRepository) throws -> T
     ) async throws -> T {
-        let settings = settings
-        return try await database.transaction(durable: durable) { connection in
-            try body(DeliveryTransaction(connection: connection, settings: settings))
+        try await database.transaction(durable: durable) { connection in
+            try body(DeliveryPostgresRepository(connection: connection))
         }
     }
 
     /// Runs `body` on a connection outside a transaction, for what only reads.
-    func withRepository<T: Sendable>(_ body: @escaping @Sendable (DeliveryPostgresRepository) throws -> T)
-        async throws -> T
-    {
+    func read<T: Sendable>(_ body: @escaping @Sendable (DeliveryPostgresRepository) throws -> T) async throws -> T {
         try await database.withConnection { connection in try body(DeliveryPostgresRepository(connection: connection)) }
+    }
+
+    /// The steps the use cases share with the timers, inside the transaction of `repository`.
+    func timerSteps(_ repository: DeliveryPostgresRepository) -> DeliveryTimerSteps {
+        DeliveryTimerSteps(repository: repository, settings: settings)
     }
 
     // MARK: Runs
@@ -43,64 +45,61 @@ public struct DeliverySteps: Sendable {
     public func openRun(
         id: UUID?, caller: Identity, restaurantId: UUID, destinationId: UUID, capacity: Int, minutes: Int
     ) async throws -> Run {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
-            // NB: what the check-in needs checked is read in one round trip, and checked in the order it always was.
-            let (isActive, existing, restaurants, buildings) = try transaction.connection.read(
-                ReadModels.isActive(caller.userId),
-                DeliveryPostgresRepository.run(id: id),
-                ReadModels.liveNames(of: [restaurantId], campus: caller.campus, kind: "restaurant"),
-                ReadModels.liveNames(of: [destinationId], campus: caller.campus, kind: "building"))
-            try ReadModels.requireActive(isActive)
-            if id != nil, let existing {
+        try await transaction { repository in
+            let steps = timerSteps(repository)
+            try ReadModels.requireActive(caller.userId, on: repository.connection)
+            if let existing = try repository.run(id: id) {
                 try DeliveryAccess.checkRetry(ownerId: existing.delivererId, userId: caller.userId)
                 return existing
             }
             let id = id ?? UUID()
-            let restaurant = try ReadModels.place(restaurantId, in: restaurants, what: "restaurant")
-            let destination = try ReadModels.place(destinationId, in: buildings, what: "destination building")
+            let restaurant = try ReadModels.place(
+                restaurantId,
+                in: try ReadModels.liveNames(
+                    of: [restaurantId], campus: caller.campus, kind: "restaurant", on: repository.connection),
+                what: "restaurant")
+            let destination = try ReadModels.place(
+                destinationId,
+                in: try ReadModels.liveNames(
+                    of: [destinationId], campus: caller.campus, kind: "building", on: repository.connection),
+                what: "destination building")
             let closesAt = Date().addingTimeInterval(TimeInterval(minutes * 60))
             guard
                 try repository.insertRun(
                     id: id, deliverer: caller, restaurantId: restaurantId, destinationId: destinationId,
                     capacity: capacity, closesAt: closesAt)
             else { throw MatchingError.conflict("You already have an open run; check out of it first.") }
-            try transaction.addTimer(.run, id, due: closesAt)
+            try steps.addTimer(.run, id, due: closesAt)
             try Outbox.append(
                 RunOpened(
                     runId: id, campus: caller.campus, delivererId: caller.userId, restaurant: restaurant,
                     destination: destination, capacity: capacity, closesAt: closesAt, version: 1),
-                on: transaction.connection)
+                on: repository.connection)
             // A run that opens later is matched against the orders already waiting there.
-            try transaction.fillSeats(of: id)
+            try steps.fillSeats(of: id)
             return try repository.run(id: id)!
         }
     }
 
     /// The caller checks out of their run: its pending offers are withdrawn and their orders dispatched again.
     func checkOut(runId: UUID, caller: Identity) async throws -> Run {
-        try await withTransaction { transaction in
-            let run = try DeliveryAccess.run(try transaction.repository.lockRun(id: runId), userId: caller.userId)
-            try transaction.close(run, to: try run.status.after(.checkOut), reason: "checkedOut")
-            return try transaction.repository.run(id: runId)!
+        try await transaction { repository in
+            let run = try DeliveryAccess.run(try repository.lockRun(id: runId), userId: caller.userId)
+            try timerSteps(repository).close(run, to: try run.status.after(.checkOut), reason: "checkedOut")
+            return try repository.run(id: runId)!
         }
     }
 
     /// The restaurants of the campus with open runs.
     func restaurantsWithRuns(campus: String) async throws -> [RestaurantWithRuns] {
-        try await withRepository { repository in try repository.restaurantsWithRuns(campus: campus) }
+        try await read { repository in try repository.restaurantsWithRuns(campus: campus) }
     }
 
     /// The open runs at a restaurant the caller may see, nearest destination to `point` first when one is given (on
     /// the caller's campus, else 400 naming `lat`).
-    func openRuns(restaurantId: UUID, caller: Identity, from point: (latitude: Double, longitude: Double)?)
-        async throws -> [Run]
-    {
-        if let point {
-            try settings.campuses.require(
-                GeoPoint(lat: point.latitude, lon: point.longitude), of: caller.campus, field: "lat")
-        }
-        return try await withRepository { repository in
+    func openRuns(restaurantId: UUID, caller: Identity, from point: GeoPoint?) async throws -> [Run] {
+        if let point { try settings.campuses.require(point, of: caller.campus, field: "lat") }
+        return try await read { repository in
             guard try repository.isRestaurant(restaurantId, campus: caller.campus) else {
                 throw MatchingError.notFound("restaurant")
             }
@@ -117,55 +116,49 @@ public struct DeliverySteps: Sendable {
     public func placeOrder(
         id: UUID?, caller: Identity, restaurantIds: [UUID], destination: OrderDestination, items: String, runId: UUID?
     ) async throws -> Order {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
-            typealias Reads = DeliveryPostgresRepository
-            // NB: what the order needs checked is read in one round trip, and checked in the order it always was. The
-            // orderer's lock, taken before their open orders are counted, serialises their orders, so that two at once
-            // cannot both pass the cap.
-            let (isActive, ordererId, restaurantNames, destinationFound, run, runCampus, isBlocked, _, openOrders) =
-                try transaction.connection.read(
-                    ReadModels.isActive(caller.userId), Reads.orderOwner(id: id),
-                    ReadModels.liveNames(of: restaurantIds, campus: caller.campus, kind: "restaurant"),
-                    DeliveryTransaction.destinationRead(destination, campus: caller.campus),
-                    Reads.run(id: runId), Reads.campus(ofRun: runId),
-                    Reads.isBlocked(delivererOf: runId, with: caller.userId), Reads.lockOrders(of: caller.userId),
-                    Reads.countOpenOrders(ordererId: caller.userId))
-            try ReadModels.requireActive(isActive)
-            if let id, let ordererId {
+        try await transaction { repository in
+            let steps = timerSteps(repository)
+            try ReadModels.requireActive(caller.userId, on: repository.connection)
+            if let id, let ordererId = try repository.orderOwner(id: id) {
                 try DeliveryAccess.checkRetry(ownerId: ordererId, userId: caller.userId)
                 return try repository.order(id: id)!
             }
             let id = id ?? UUID()
+            let restaurantNames = try ReadModels.liveNames(
+                of: restaurantIds, campus: caller.campus, kind: "restaurant", on: repository.connection)
             let restaurants = try restaurantIds.enumerated().map { index, restaurantId in
                 try ReadModels.place(
                     restaurantId, in: restaurantNames,
                     what: restaurantIds.count == 1 ? "restaurant" : "restaurant (restaurantIds[\(index)])")
             }
-            let destination = try transaction.destination(destination, read: destinationFound, campus: caller.campus)
-            if runId != nil {
+            let destination = try steps.destination(destination, campus: caller.campus)
+            if let runId {
+                let isBlocked = try repository.isBlocked(delivererOf: runId, with: caller.userId)
                 try DeliveryAccess.checkRequestedRun(
-                    isBlocked ? nil : run, runCampus: runCampus, restaurantIds: restaurantIds, ordererId: caller.userId,
-                    campus: caller.campus)
+                    isBlocked ? nil : try repository.run(id: runId), runCampus: try repository.campus(ofRun: runId),
+                    restaurantIds: restaurantIds, ordererId: caller.userId, campus: caller.campus)
             }
-            try DeliveryRules.checkOpenOrders(openOrders)
-            let expiresAt = Date().addingTimeInterval(transaction.settings.orderLifetime)
+            // NB: the orderer's lock, taken before their open orders are counted, serialises their orders, so that
+            // two at once cannot both pass the cap.
+            try repository.lockOrders(of: caller.userId)
+            try DeliveryRules.checkOpenOrders(try repository.countOpenOrders(ordererId: caller.userId))
+            let expiresAt = Date().addingTimeInterval(settings.orderLifetime)
             try repository.insertOrder(
                 id: id, orderer: caller, restaurantIds: restaurantIds, destination: destination, items: items,
                 runId: runId, expiresAt: expiresAt)
-            try transaction.addTimer(.order, id, due: expiresAt)
+            try steps.addTimer(.order, id, due: expiresAt)
             try Outbox.append(
                 OrderPlaced(
                     orderId: id, campus: caller.campus, ordererId: caller.userId, restaurants: restaurants,
                     destination: destination.reference, items: items, expiresAt: expiresAt, version: 1),
-                on: transaction.connection)
+                on: repository.connection)
             if runId == nil {
                 try Outbox.append(
                     OrderOpened(
                         orderId: id, campus: caller.campus, ordererId: caller.userId, expiresAt: expiresAt, version: 1),
-                    on: transaction.connection)
+                    on: repository.connection)
             }
-            try transaction.dispatch(orderId: id)
+            try steps.dispatch(orderId: id)
             return try repository.order(id: id)!
         }
     }
@@ -176,8 +169,8 @@ public struct DeliverySteps: Sendable {
         caller: Identity, from point: GeoPoint?, restaurantId: UUID?, limit: Int, after: String?
     ) async throws -> OpenOrderPage {
         if let point { try settings.campuses.require(point, of: caller.campus, field: "lat") }
-        let cursor = try after.map { raw throws(MatchingError) in try OpenOrderCursor(text: raw) }
-        return try await withRepository { repository in
+        let cursor = try after.map(OpenOrderCursor.init(text:))
+        return try await read { repository in
             try repository.openOrders(
                 campus: caller.campus, callerId: caller.userId, from: point, restaurantId: restaurantId, limit: limit,
                 after: cursor)
@@ -188,12 +181,12 @@ public struct DeliverySteps: Sendable {
     /// same match as an accepted offer's. Whichever of a take and an offer's accept comes first wins; the other is
     /// refused (409). The order's pending offer, if any, is withdrawn.
     public func take(orderId: UUID, runId: UUID?, caller: Identity) async throws -> Match {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
+        try await transaction { repository in
+            let steps = timerSteps(repository)
             // NB: offer, then order, then run, as accepting locks them, so that the two do not deadlock.
             try repository.lockPendingOffers(orderId: orderId)
             let order = try DeliveryAccess.openOrder(try repository.lockOrder(id: orderId), campus: caller.campus)
-            guard try !ReadModels.isBlocked(order.ordererId, caller.userId, on: transaction.connection) else {
+            guard try !ReadModels.isBlocked(order.ordererId, caller.userId, on: repository.connection) else {
                 throw MatchingError.notFound("order")
             }
             let runs = try repository.openRuns(delivererId: caller.userId, campus: caller.campus)
@@ -209,16 +202,16 @@ public struct DeliverySteps: Sendable {
                 by: caller.userId, with: run,
                 freeSeats: try repository.freeSeats(runId: run.id))
             for (offer, _) in withdrawn {
-                try Outbox.append(OfferWithdrawn(offer: offer, reason: "orderTaken"), on: transaction.connection)
+                try Outbox.append(OfferWithdrawn(offer: offer, reason: "orderTaken"), on: repository.connection)
             }
-            let (match, version) = try transaction.makeMatch(order: order, status: status, run: run)
+            let (match, version) = try steps.makeMatch(order: order, status: status, run: run)
             try Outbox.append(
                 OrderTaken(
                     orderId: order.id, matchId: match.id, ordererId: order.ordererId, delivererId: caller.userId,
                     delivererName: match.delivererName, version: version),
-                on: transaction.connection)
+                on: repository.connection)
             for (_, otherRunId) in withdrawn where otherRunId != run.id {
-                try transaction.fillSeats(of: otherRunId)
+                try steps.fillSeats(of: otherRunId)
             }
             return match
         }
@@ -226,8 +219,7 @@ public struct DeliverySteps: Sendable {
 
     /// The order, to its orderer only.
     func order(id: UUID, caller: Identity) async throws -> Order {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
+        try await transaction { repository in
             let ordererId = try repository.orderOwner(id: id)
             return try DeliveryAccess.order(try repository.order(id: id), ordererId: ordererId, userId: caller.userId)
         }
@@ -236,13 +228,13 @@ public struct DeliverySteps: Sendable {
     /// The orderer cancels their order: a matched one's match ends on their word; any other's pending offer is
     /// withdrawn.
     func cancelOrder(id: UUID, caller: Identity) async throws -> Order {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
+        try await transaction { repository in
+            let steps = timerSteps(repository)
             let order = try DeliveryAccess.order(try repository.lockOrder(id: id), userId: caller.userId)
             if order.status == .matched, let match = try repository.lockActiveMatch(orderId: id) {
-                try transaction.cancel(match, by: .orderer)
+                try steps.cancel(match, by: .orderer)
             } else {
-                try transaction.withdrawPendingOffer(orderId: id, reason: "orderCancelled")
+                try steps.withdrawPendingOffer(orderId: id, reason: "orderCancelled")
                 try repository.setOrderStatus(id, try order.status.after(.cancel))
             }
             return try repository.order(id: id)!
@@ -253,8 +245,8 @@ public struct DeliverySteps: Sendable {
 
     /// The offer's deliverer takes the order: at most one accepted deliverer per order, never over capacity.
     public func accept(offerId: UUID, caller: Identity) async throws -> Match {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
+        try await transaction { repository in
+            let steps = timerSteps(repository)
             let offer = try DeliveryAccess.offer(try repository.lockOffer(id: offerId), userId: caller.userId)
             // NB: offer, then order, then run; a path that locks them in another order can deadlock with this one,
             // and the transaction helper runs the loser again.
@@ -263,23 +255,23 @@ public struct DeliverySteps: Sendable {
             else { throw MatchingError.notFound("offer") }
             let accepted = try offer.accepted(order: order, run: run)
             try repository.setOfferStatus(offerId, accepted.offer)
-            return try transaction.makeMatch(order: order, status: accepted.order, run: run).match
+            return try steps.makeMatch(order: order, status: accepted.order, run: run).match
         }
     }
 
     /// The offer's deliverer says no: the order goes to the next run, and the run's seat to the next order.
     public func decline(offerId: UUID, caller: Identity) async throws -> Offer {
-        try await withTransaction { transaction in
-            let repository = transaction.repository
+        try await transaction { repository in
+            let steps = timerSteps(repository)
             let offer = try DeliveryAccess.offer(try repository.lockOffer(id: offerId), userId: caller.userId)
             guard let order = try repository.lockOrder(id: offer.orderId) else {
                 throw MatchingError.notFound("offer")
             }
             let declined = try offer.status.after(.decline)
-            try transaction.endOffer(offer, as: declined, order: order)
-            try Outbox.append(OfferDeclined(offer: offer.ended), on: transaction.connection)
-            try transaction.dispatch(orderId: order.id)
-            try transaction.fillSeats(of: offer.runId)
+            try steps.endOffer(offer, as: declined, order: order)
+            try Outbox.append(OfferDeclined(offer: offer.ended), on: repository.connection)
+            try steps.dispatch(orderId: order.id)
+            try steps.fillSeats(of: offer.runId)
             return Offer(id: offer.id, orderId: offer.orderId, runId: offer.runId, status: declined, expiresAt: Date())
         }
     }

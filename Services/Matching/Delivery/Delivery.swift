@@ -184,14 +184,6 @@ enum DeliveryRules {
     }
 
     /// How many open orders a page holds: 20 unless asked, at most 50.
-    static func pageSize(_ raw: String?) throws(MatchingError) -> Int {
-        guard let raw else { return 20 }
-        guard let size = Int(raw), (1...50).contains(size) else {
-            throw .invalid(field: "limit", "limit is 1 to 50.")
-        }
-        return size
-    }
-
     static func capacity(_ value: Int?) throws(MatchingError) -> Int {
         let capacity = value ?? 1
         guard (1...4).contains(capacity) else { throw .invalid(field: "capacity", "capacity is 1 to 4 orders.") }

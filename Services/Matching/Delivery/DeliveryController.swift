@@ -88,23 +88,11 @@ struct DeliveryController: Sendable {
 
     func runsAtRestaurant(request: Request, context: ServiceRequestContext) async throws -> RunList {
         let caller = try context.requireIdentity()
-        let point = try Self.point(request)
+        let parameters = request.uri.queryParameters
         return RunList(
             runs: try await steps.openRuns(
-                restaurantId: try context.id("restaurant"), caller: caller, from: point.map { ($0.lat, $0.lon) }))
-    }
-
-    /// The point `lat` and `lon` of the query give, when they give one.
-    private static func point(_ request: Request) throws -> GeoPoint? {
-        let parameters = request.uri.queryParameters
-        guard parameters.get("lat") != nil || parameters.get("lon") != nil else { return nil }
-        guard let lat = parameters.get("lat").flatMap(Double.init), lat.isFinite, (-90...90).contains(lat) else {
-            throw MatchingError.invalid(field: "lat", "lat is a latitude from -90 to 90.")
-        }
-        guard let lon = parameters.get("lon").flatMap(Double.init), lon.isFinite, (-180...180).contains(lon) else {
-            throw MatchingError.invalid(field: "lon", "lon is a longitude from -180 to 180.")
-        }
-        return GeoPoint(lat: lat, lon: lon)
+                restaurantId: try context.id("restaurant"), caller: caller,
+                from: try GeoPoint.query(lat: parameters.get("lat"), lon: parameters.get("lon"))))
     }
 
     func openOrders(request: Request, context: ServiceRequestContext) async throws -> OpenOrderPage {
@@ -118,8 +106,8 @@ struct DeliveryController: Sendable {
             restaurantId = id
         }
         return try await steps.openOrders(
-            caller: caller, from: try Self.point(request), restaurantId: restaurantId,
-            limit: try DeliveryRules.pageSize(parameters.get("limit")),
+            caller: caller, from: try GeoPoint.query(lat: parameters.get("lat"), lon: parameters.get("lon")),
+            restaurantId: restaurantId, limit: try QueryParameters.limit(parameters.get("limit")),
             after: parameters.get("after"))
     }
 

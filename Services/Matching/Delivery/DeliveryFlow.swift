@@ -35,13 +35,13 @@ public struct DeliveryFlow: MatchingFlow {
 
     public var timerHandlers: TimerHandlers { Self.timerHandlers(settings: settings, positions: positions) }
 
-    /// What the flow does when its timers are due (`DeliveryTransaction.TimerKind`).
+    /// What the flow does when its timers are due (`DeliveryTimerSteps.TimerKind`).
     public static func timerHandlers(settings: DeliverySettings, positions: PositionSender = .discarding)
         -> TimerHandlers
     {
-        TimerHandlers(flow: name, kinds: DeliveryTransaction.TimerKind.self, positions: positions) {
+        TimerHandlers(flow: name, kinds: DeliveryTimerSteps.TimerKind.self, positions: positions) {
             kind, target, connection in
-            try DeliveryTransaction(connection: connection, settings: settings).timerIsDue(kind, target)
+            try DeliveryTimerSteps(connection: connection, settings: settings).timerIsDue(kind, target)
         }
     }
 
@@ -49,14 +49,14 @@ public struct DeliveryFlow: MatchingFlow {
         _ a: UUID, _ b: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {
         let settings = try DeliverySettings(configuration, logger: Logger(label: "matching"))
-        try DeliveryTransaction(connection: connection, settings: settings).closeBetween(a, b)
+        try DeliveryTimerSteps(connection: connection, settings: settings).closeBetween(a, b)
     }
 
     public static func erase(
         _ userId: UUID, configuration: ServiceConfiguration, on connection: PostgresConnection
     ) throws {
         let settings = try DeliverySettings(configuration, logger: Logger(label: "matching"))
-        try DeliveryTransaction(connection: connection, settings: settings).erase(userId)
+        try DeliveryTimerSteps(connection: connection, settings: settings).erase(userId)
     }
 
     public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {

@@ -1,6 +1,7 @@
 import Foundation
 import MatchingCore
 import Postgres
+import ServiceKit
 
 /// Where a page of open orders resumes: after the order with this sort key (its distance, or when it was placed) and
 /// id. Clients pass it back as it came, `next` of the page before.
@@ -8,13 +9,15 @@ struct OpenOrderCursor: Equatable {
     var key: Double
     var id: UUID
 
-    var text: String { "\(key)_\(id.uuidString.lowercased())" }
+    /// `key|id`, as `PageCursor` writes it.
+    var text: String { PageCursor.text(["\(key)", id.uuidString.lowercased()]) }
 
     /// The cursor `text` made; 400 naming `after` for anything else.
-    init(text: String) throws(MatchingError) {
-        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 2, let key = Double(parts[0]), key.isFinite, let id = UUID(uuidString: String(parts[1]))
-        else { throw .invalid(field: "after", "after is the next of the page before, as it came.") }
+    init(text: String) throws {
+        let fields = try PageCursor.fields(text, count: 2)
+        guard let key = Double(fields[0]), key.isFinite, let id = UUID(uuidString: fields[1]) else {
+            throw PageCursor.invalid
+        }
         self.init(key: key, id: id)
     }
 
@@ -33,8 +36,9 @@ extension DeliveryPostgresRepository {
         after cursor: OpenOrderCursor?
     ) throws -> OpenOrderPage {
         let key: SQL =
-            point.map { "distance_meters(o.destination_lat, o.destination_lon, \($0.lat), \($0.lon))" }
-            ?? "extract(epoch FROM o.created_at)::double precision"
+            point.map {
+                "ST_Distance(\(GeoPoint.geography(lat: "o.destination_lat", lon: "o.destination_lon")), \($0.geography))"
+            } ?? "extract(epoch FROM o.created_at)::double precision"
         var conditions: SQL = """
             o.campus = \(campus) AND o.status IN ('waiting', 'offered') AND o.expires_at > now()
               AND o.requested_run_id IS NULL AND o.orderer_id <> \(callerId)

@@ -28,28 +28,19 @@ struct DeliveryPostgresRepository {
         }
     }
 
-    func run(id: UUID) throws -> Run? {
-        try connection.read(Self.run(id: id))
-    }
-
     /// The run, or nil when there is none (or no id).
-    static func run(id: UUID?) -> PostgresRead<Run?> {
-        runs(where: "r.id = \(id)", from: nil).map(\.first)
+    func run(id: UUID?) throws -> Run? {
+        guard let id else { return nil }
+        return try runs(where: "r.id = \(id)", from: nil).first
     }
 
     func lockRun(id: UUID) throws -> Run? {
-        try connection.read(Self.lockedRun(id: id))
-    }
-
-    static func lockedRun(id: UUID) -> PostgresRead<Run?> {
-        runs(where: "r.id = \(id)", from: nil, lock: true).map(\.first)
+        try runs(where: "r.id = \(id)", from: nil, lock: true).first
     }
 
     /// The open runs at a restaurant that have not closed yet, nearest destination to `point` first when one is given;
     /// not those of a deliverer in a block with `viewerId`.
-    func openRuns(
-        restaurantId: UUID, campus: String, viewerId: UUID, from point: (latitude: Double, longitude: Double)?
-    ) throws -> [Run] {
+    func openRuns(restaurantId: UUID, campus: String, viewerId: UUID, from point: GeoPoint?) throws -> [Run] {
         try runs(
             where: """
                 r.restaurant_id = \(restaurantId) AND r.campus = \(campus) AND r.status = 'open' AND r.closes_at > now()
@@ -63,19 +54,11 @@ struct DeliveryPostgresRepository {
         try runs(where: "r.deliverer_id = \(delivererId) AND r.campus = \(campus) AND r.status = 'open'", from: nil)
     }
 
-    func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false)
-        throws -> [Run]
-    {
-        try connection.read(Self.runs(where: condition, from: point, lock: lock))
-    }
-
-    static func runs(where condition: SQL, from point: (latitude: Double, longitude: Double)?, lock: Bool = false)
-        -> PostgresRead<[Run]>
-    {
+    func runs(where condition: SQL, from point: GeoPoint?, lock: Bool = false) throws -> [Run] {
         let distance: SQL =
-            point.map { "distance_meters(\($0.latitude), \($0.longitude), d.latitude, d.longitude)" }
+            point.map { "ST_Distance(\(GeoPoint.geography(lat: "d.latitude", lon: "d.longitude")), \($0.geography))" }
             ?? "NULL::double precision"
-        return PostgresRead(
+        return try connection.query(
             """
             SELECT r.id, r.deliverer_id, coalesce(u.name, r.deliverer_name) AS deliverer_name, r.capacity, r.held,
                 r.status, r.closes_at, \(distance) AS distance,
@@ -87,44 +70,40 @@ struct DeliveryPostgresRepository {
             ORDER BY distance NULLS LAST, r.created_at
             \(unescaped: lock ? "FOR UPDATE OF r" : "")
             """
-        ) { try $0.map(Run.init(row:)) }
+        ).map(Run.init(row:))
     }
 
     /// The campus a run is on.
-    static func campus(ofRun id: UUID?) -> PostgresRead<String?> {
-        PostgresRead("SELECT campus FROM runs WHERE id = \(id)") { try $0.first?.decode("campus") }
+    func campus(ofRun id: UUID) throws -> String? {
+        try connection.query("SELECT campus FROM runs WHERE id = \(id)").first?.decode("campus")
     }
 
     /// Whether a block stands between the run's deliverer and `userId`; false when there is no such run.
-    static func isBlocked(delivererOf runId: UUID?, with userId: UUID) -> PostgresRead<Bool> {
-        PostgresRead(
+    func isBlocked(delivererOf runId: UUID, with userId: UUID) throws -> Bool {
+        try !connection.query(
             """
             SELECT 1 AS blocked FROM runs r
             WHERE r.id = \(runId) AND NOT \(ReadModels.unblocked("r.deliverer_id", "\(userId)::uuid"))
             """
-        ) { !$0.isEmpty }
+        ).isEmpty
     }
 
     /// The restaurant and campus of a run, for the orders waiting there.
-    static func restaurantAndCampus(ofRun id: UUID) -> PostgresRead<(restaurantId: UUID, campus: String)?> {
-        PostgresRead("SELECT restaurant_id, campus FROM runs WHERE id = \(id)") { rows in
-            guard let row = rows.first else { return nil }
-            return (try row.decode("restaurant_id"), try row.decode("campus"))
+    func restaurantAndCampus(ofRun id: UUID) throws -> (restaurantId: UUID, campus: String)? {
+        guard let row = try connection.query("SELECT restaurant_id, campus FROM runs WHERE id = \(id)").first else {
+            return nil
         }
+        return (try row.decode("restaurant_id"), try row.decode("campus"))
     }
 
     /// The seats of an open run neither held by a match nor offered; 0 for a run that is not open.
     func freeSeats(runId: UUID) throws -> Int {
-        try connection.read(Self.freeSeats(runId: runId))
-    }
-
-    static func freeSeats(runId: UUID) -> PostgresRead<Int> {
-        PostgresRead(
+        try connection.query(
             """
             SELECT r.capacity - r.held - (SELECT count(*) FROM offers o WHERE o.run_id = r.id AND o.status = 'pending') AS free
             FROM runs r WHERE r.id = \(runId) AND r.status = 'open'
             """
-        ) { try $0.first?.decode("free") ?? 0 }
+        ).first?.decode("free") ?? 0
     }
 
     /// Returns the run's new version.
@@ -147,18 +126,18 @@ struct DeliveryPostgresRepository {
     // MARK: Orders
 
     /// Takes the orderer's lock until the transaction ends, which serialises their orders.
-    static func lockOrders(of ordererId: UUID) -> PostgresRead<Void> {
-        PostgresRead("SELECT pg_advisory_xact_lock(hashtextextended(\(ordererId)::text, 0))") { _ in }
+    func lockOrders(of ordererId: UUID) throws {
+        try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(ordererId)::text, 0))")
     }
 
     /// How many of a student's orders are waiting, offered or matched.
-    static func countOpenOrders(ordererId: UUID) -> PostgresRead<Int> {
-        PostgresRead(
+    func countOpenOrders(ordererId: UUID) throws -> Int {
+        try connection.query(
             """
             SELECT count(*) AS open FROM orders
             WHERE orderer_id = \(ordererId) AND status IN ('waiting', 'offered', 'matched')
             """
-        ) { try $0.first!.decode("open") }
+        ).first!.decode("open")
     }
 
     /// Inserts a waiting order for any of `restaurantIds` (the first is `restaurant_id`) to `destination`.
@@ -177,11 +156,7 @@ struct DeliveryPostgresRepository {
     }
 
     func orderOwner(id: UUID) throws -> UUID? {
-        try connection.read(Self.orderOwner(id: id))
-    }
-
-    static func orderOwner(id: UUID?) -> PostgresRead<UUID?> {
-        PostgresRead("SELECT orderer_id FROM orders WHERE id = \(id)") { try $0.first?.decode("orderer_id") }
+        try connection.query("SELECT orderer_id FROM orders WHERE id = \(id)").first?.decode("orderer_id")
     }
 
     /// The order as the API shows it, with its latest match that was not cancelled.
@@ -210,17 +185,13 @@ struct DeliveryPostgresRepository {
         """
 
     func lockOrder(id: UUID) throws -> OrderState? {
-        try connection.read(Self.lockedOrder(id: id))
-    }
-
-    static func lockedOrder(id: UUID) -> PostgresRead<OrderState?> {
-        PostgresRead(
+        try connection.query(
             """
             SELECT o.id, o.orderer_id, o.orderer_name, o.status, array_to_string(o.restaurant_ids, ',') AS restaurant_ids,
                 o.requested_run_id, o.campus, o.items, o.expires_at <= now() AS expired, \(Self.orderDestination)
             FROM orders o WHERE o.id = \(id) FOR UPDATE
             """
-        ) { try $0.first.map(OrderState.init(row:)) }
+        ).first.map(OrderState.init(row:))
     }
 
     /// Up to 20 waiting orders that accept a restaurant, oldest first, locked; those another transaction holds are
@@ -251,15 +222,15 @@ struct DeliveryPostgresRepository {
         "UPDATE orders SET status = \(status.rawValue), version = version + 1 WHERE id = \(id)"
     }
 
-    /// The open runs that could take an order: at any of its restaurants, on its campus, not its orderer's, the one it asks for
-    /// when it asks for one, with their free seats and the distance between the two destinations. Read from the
-    /// order's row, so that it can go in the round trip that locks the order.
-    static func dispatchCandidates(orderId: UUID) -> PostgresRead<[Dispatch.Candidate]> {
-        PostgresRead(
+    /// The open runs that could take an order: at any of its restaurants, on its campus, not its orderer's, the one
+    /// it asks for when it asks for one, with their free seats and the distance between the two destinations.
+    func dispatchCandidates(orderId: UUID) throws -> [Dispatch.Candidate] {
+        try connection.query(
             """
             SELECT r.id,
                 r.capacity - r.held - (SELECT count(*) FROM offers o WHERE o.run_id = r.id AND o.status = 'pending') AS free,
-                distance_meters(rd.latitude, rd.longitude, ord.destination_lat, ord.destination_lon) AS detour,
+                ST_Distance(\(GeoPoint.geography(lat: "rd.latitude", lon: "rd.longitude")),
+                    \(GeoPoint.geography(lat: "ord.destination_lat", lon: "ord.destination_lon"))) AS detour,
                 EXISTS (SELECT 1 FROM offers o WHERE o.run_id = r.id AND o.order_id = ord.id) AS offered
             FROM orders ord
             JOIN runs r ON r.restaurant_id = ANY(ord.restaurant_ids) AND r.campus = ord.campus
@@ -269,7 +240,7 @@ struct DeliveryPostgresRepository {
               AND r.deliverer_id <> ord.orderer_id
               AND (ord.requested_run_id IS NULL OR r.id = ord.requested_run_id)
             """
-        ) { try $0.map(Dispatch.Candidate.init(row:)) }
+        ).map(Dispatch.Candidate.init(row:))
     }
 
     /// Open orders of a student on a campus (waiting, offered or matched), oldest first.
@@ -332,71 +303,5 @@ struct DeliveryPostgresRepository {
             RETURNING id, order_id, run_id, deliverer_id, version
             """
         ).map { (try OfferEnded(withdrawn: $0), try $0.decode("run_id")) }
-    }
-
-    // MARK: Blocks
-
-    /// The active matches between two students, either side, locked.
-    func lockActiveMatches(between a: UUID, _ b: UUID) throws -> [Match] {
-        try connection.query(
-            """
-            SELECT id FROM matches WHERE status = 'active'
-              AND ((orderer_id = \(a) AND deliverer_id = \(b)) OR (orderer_id = \(b) AND deliverer_id = \(a)))
-            ORDER BY created_at
-            """
-        ).compactMap { try lockMatch(id: try $0.decode("id")) }
-    }
-
-    /// The orders with a pending offer between two students, either side.
-    func ordersOffered(between a: UUID, _ b: UUID) throws -> [UUID] {
-        try connection.query(
-            """
-            SELECT o.id FROM offers f JOIN orders o ON o.id = f.order_id WHERE f.status = 'pending'
-              AND ((o.orderer_id = \(a) AND f.deliverer_id = \(b)) OR (o.orderer_id = \(b) AND f.deliverer_id = \(a)))
-            """
-        ).map { try $0.decode("id") }
-    }
-
-    // MARK: Places
-
-    /// The restaurants of a campus with open runs that have not closed yet, by name: how many, and their free seats.
-    func restaurantsWithRuns(campus: String) throws -> [RestaurantWithRuns] {
-        try connection.query(
-            """
-            SELECT p.id, p.name, p.latitude, p.longitude, count(*) AS runs, sum(r.capacity - r.held) AS seats
-            FROM runs r JOIN places p ON p.id = r.restaurant_id
-            WHERE r.campus = \(campus) AND r.status = 'open' AND r.closes_at > now()
-            GROUP BY p.id, p.name, p.latitude, p.longitude ORDER BY p.name
-            """
-        ).map(RestaurantWithRuns.init(row:))
-    }
-
-    /// Whether `id` is a restaurant of the campus (retired or not): another campus's is as unknown as none.
-    func isRestaurant(_ id: UUID, campus: String) throws -> Bool {
-        try !connection.query(
-            "SELECT 1 AS known FROM places WHERE id = \(id) AND campus = \(campus) AND kind = 'restaurant'"
-        ).isEmpty
-    }
-
-    /// A live building of the campus, with its point.
-    static func building(_ id: UUID, campus: String) -> PostgresRead<PlaceSummary?> {
-        PostgresRead(
-            """
-            SELECT id, name, latitude, longitude FROM places
-            WHERE id = \(id) AND campus = \(campus) AND kind = 'building' AND NOT is_retired
-            """
-        ) { try $0.first.map { try PlaceSummary(row: $0, prefix: "") } }
-    }
-
-    /// The name of the campus's building nearest `point` (within 500 m), for a destination given as a point.
-    static func nearestBuildingName(to point: GeoPoint, campus: String) -> PostgresRead<String?> {
-        PostgresRead(
-            """
-            SELECT name FROM places
-            WHERE campus = \(campus) AND kind = 'building' AND NOT is_retired
-              AND distance_meters(latitude, longitude, \(point.lat), \(point.lon)) <= 500
-            ORDER BY distance_meters(latitude, longitude, \(point.lat), \(point.lon)) LIMIT 1
-            """
-        ) { try $0.first?.decode("name") }
     }
 }

@@ -154,9 +154,9 @@ public struct RideReopened: Event, Equatable {
     }
 }
 
-/// The driver is at the pickup.
-public struct RideArrived: Event, Equatable {
-    public static let type = "ride.arrived"
+/// The driver marked a step of a ride, arrived, started or completed (`Step` gives which): the rider is told.
+public struct RideProgressed<Step: RideProgress>: Event, Equatable {
+    public static var type: String { Step.type }
     public var rideId: UUID
     public var driverId: UUID
     public var recipients: [UUID]
@@ -169,42 +169,39 @@ public struct RideArrived: Event, Equatable {
         self.driverId = driverId
         self.recipients = [riderId]
         self.version = version
-        notice = Notice(title: "Your driver is here", body: "They are waiting at the pickup.")
+        notice = Step.notice
     }
 }
 
+/// What a step of a ride makes of `RideProgressed`: its type, and its push if it has one.
+public protocol RideProgress: Sendable {
+    static var type: String { get }
+    static var notice: Notice? { get }
+}
+
+/// The driver is at the pickup.
+public typealias RideArrived = RideProgressed<RideArrival>
 /// The rider is in the car and the ride is under way.
-public struct RideStarted: Event, Equatable {
-    public static let type = "ride.started"
-    public var rideId: UUID
-    public var driverId: UUID
-    public var recipients: [UUID]
-    public var version: Int64
-    public var aggregateId: UUID { rideId }
+public typealias RideStarted = RideProgressed<RideStart>
+/// The driver finished the ride; its chat closes from `match.closed`.
+public typealias RideCompleted = RideProgressed<RideCompletion>
 
-    public init(rideId: UUID, driverId: UUID, riderId: UUID, version: Int64) {
-        self.rideId = rideId
-        self.driverId = driverId
-        self.recipients = [riderId]
-        self.version = version
-    }
+/// `ride.arrived`, pushed to the rider.
+public enum RideArrival: RideProgress {
+    public static let type = "ride.arrived"
+    public static let notice: Notice? = Notice(title: "Your driver is here", body: "They are waiting at the pickup.")
 }
 
-/// The driver finished the ride; its chat closes from `match.closed`.
-public struct RideCompleted: Event, Equatable {
-    public static let type = "ride.completed"
-    public var rideId: UUID
-    public var driverId: UUID
-    public var recipients: [UUID]
-    public var version: Int64
-    public var aggregateId: UUID { rideId }
+/// `ride.started`, without a push.
+public enum RideStart: RideProgress {
+    public static let type = "ride.started"
+    public static let notice: Notice? = nil
+}
 
-    public init(rideId: UUID, driverId: UUID, riderId: UUID, version: Int64) {
-        self.rideId = rideId
-        self.driverId = driverId
-        self.recipients = [riderId]
-        self.version = version
-    }
+/// `ride.completed`, without a push.
+public enum RideCompletion: RideProgress {
+    public static let type = "ride.completed"
+    public static let notice: Notice? = nil
 }
 
 /// Nobody accepted a ride request in its lifetime: the rider is told it is over.

@@ -1,14 +1,33 @@
 // The match, for both sides: what is brought from where to where, the deliverer's position on the map (shared by the
-// deliverer, followed by the orderer), the chat, completing and cancelling.
+// deliverer, followed by the orderer, sharing.js), the chat, completing and cancelling.
 
-import { chatLink, clock, confirmButton, describe, h, replace, sameId } from "../../dom.js";
-import { positionSender } from "../../position.js";
+import { chatLink, confirmButton, describe, h, replace, sameId } from "../../dom.js";
+import { delivererPosition } from "./sharing.js";
 import { attempt, choiceMarkers, errorPlace, facts, key, markers } from "./shared.js";
 
-// A moving position of the deliverer's device goes at most this often (ms); a point they click goes at once.
-const sharingPace = 2000;
 // The other side marking it complete has no event of its own until both have.
 const fallbackPoll = 10_000;
+
+/** What the match screen says of `match` to its deliverer (`deliverer`) or its orderer: its title, its status, and
+ *  who brings whose order. */
+function matchWords(match, deliverer) {
+  const other = deliverer ? match.ordererName : match.delivererName;
+  const active = match.status === "active";
+  const mineDone = deliverer ? match.delivererCompleted : match.ordererCompleted;
+  const theirsDone = deliverer ? match.ordererCompleted : match.delivererCompleted;
+  const verb = { active: ["bring", "brings"], completed: ["brought", "brought"] }[match.status] ?? ["were to bring", "was to bring"];
+  return {
+    title: { active: "Delivery under way", completed: "Delivery complete", cancelled: "Delivery cancelled" }[match.status] ?? "Delivery",
+    status: !active
+      ? (match.status === "completed" ? "Both of you marked it complete. Thanks!" : "This delivery was cancelled.")
+      : mineDone
+        ? `You marked it complete. Waiting for ${other}.`
+        : theirsDone
+          ? `${other} marked it complete. Mark it too when you have ${deliverer ? "handed it over" : "your food"}.`
+          : deliverer ? `Bring it to ${match.destination.name}, then mark it complete.` : "Follow it on the map; mark it complete when you have your food.",
+    who: deliverer ? `You ${verb[0]} ${match.ordererName}'s order.` : `${match.delivererName} ${verb[1]} your order.`,
+  };
+}
 
 export function matchScreen(root, context, matchId, life) {
   const { api, feed, campus, go } = context;
@@ -39,53 +58,25 @@ export function matchScreen(root, context, matchId, life) {
   const map = life.map(mapElement, campus.center);
   const places = choiceMarkers(map);
   let match = null;
-  let delivererMarker = null;
   let backTo = "delivery";
 
   const isDeliverer = () => match && sameId(match.delivererId, api.user.id);
-
-  const sender = positionSender({
-    send: (point) => api.put(`/v1/matches/${matchId}/location`, point),
-    pace: sharingPace,
-    sent: (answer) => {
-      if (answer?.delivererPosition) showPosition(answer.delivererPosition, answer.delivererPosition.at);
-    },
-    failed: (error) => {
-      problem.textContent = describe(error);
-      if (error.status === 409 || error.status === 404) stopSharing();
-    },
-  });
-
-  function showPosition(point, at) {
-    if (delivererMarker) delivererMarker.moveTo(point);
-    else delivererMarker = map.marker(point, isDeliverer() ? markers.me : markers.deliverer, isDeliverer() ? "You" : match.delivererName);
-    position.textContent = isDeliverer()
-      ? `Your position, sent ${clock(at)}.`
-      : `${match.delivererName} was here at ${new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}.`;
-  }
+  const sharing = delivererPosition(api, life, matchId, { map, position, share, problem }, { current: () => match, isDeliverer });
 
   function show(next) {
     if (!life.alive) return;
     const first = !match;
     match = next;
     const deliverer = isDeliverer();
-    const other = deliverer ? match.ordererName : match.delivererName;
     const active = match.status === "active";
     const mineDone = deliverer ? match.delivererCompleted : match.ordererCompleted;
-    const theirsDone = deliverer ? match.ordererCompleted : match.delivererCompleted;
-    title.textContent = { active: "Delivery under way", completed: "Delivery complete", cancelled: "Delivery cancelled" }[match.status] ?? "Delivery";
+    const words = matchWords(match, deliverer);
+    title.textContent = words.title;
     status.dataset.status = match.status;
-    status.textContent = !active
-      ? (match.status === "completed" ? "Both of you marked it complete. Thanks!" : "This delivery was cancelled.")
-      : mineDone
-        ? `You marked it complete. Waiting for ${other}.`
-        : theirsDone
-          ? `${other} marked it complete. Mark it too when you have ${deliverer ? "handed it over" : "your food"}.`
-          : deliverer ? `Bring it to ${match.destination.name}, then mark it complete.` : "Follow it on the map; mark it complete when you have your food.";
-    const verb = { active: ["bring", "brings"], completed: ["brought", "brought"] }[match.status] ?? ["were to bring", "was to bring"];
-    who.textContent = deliverer ? `You ${verb[0]} ${match.ordererName}'s order.` : `${match.delivererName} ${verb[1]} your order.`;
+    status.textContent = words.status;
+    who.textContent = words.who;
     replace(details, facts([["What", match.items], ["From", match.restaurant.name], ["To", match.destination.name]]));
-    chat.textContent = `Chat with ${other}`;
+    chat.textContent = `Chat with ${deliverer ? match.ordererName : match.delivererName}`;
     chat.hidden = !active;
     complete.hidden = !active || mineDone;
     cancel.hidden = !active;
@@ -94,12 +85,9 @@ export function matchScreen(root, context, matchId, life) {
     if (!active) {
       // A question still asked is moot.
       replace(actions, complete, cancel, back);
-      stopSharing();
-      delivererMarker?.remove();
-      delivererMarker = null;
-      position.textContent = "";
+      sharing.end();
     } else if (match.delivererPosition) {
-      showPosition(match.delivererPosition, match.delivererPosition.at);
+      sharing.show(match.delivererPosition, match.delivererPosition.at);
     }
     if (first) {
       places.show("restaurant", match.restaurant, markers.restaurant);
@@ -122,34 +110,6 @@ export function matchScreen(root, context, matchId, life) {
     }
   }
 
-  function startSharing() {
-    share.textContent = "Stop sharing";
-    share.setAttribute("aria-pressed", "true");
-    position.textContent = "Sharing your position. Click the map to set where you are.";
-    sender.start();
-    sender.follow(() => {
-      if (sender.isRunning) position.textContent = "Your browser does not tell your position: click the map where you are.";
-    });
-  }
-
-  function stopSharing() {
-    share.textContent = "Share my position";
-    share.setAttribute("aria-pressed", "false");
-    sender.stop();
-  }
-  life.add(stopSharing);
-
-  share.addEventListener("click", () => (sender.isRunning ? stopSharing() : startSharing()));
-  map.onClick((point) => {
-    if (!match || !isDeliverer() || match.status !== "active") return;
-    if (!sender.isRunning) {
-      position.textContent = "Press “Share my position” first, then click the map where you are.";
-      return;
-    }
-    // Shown at once; the server's answer confirms it.
-    showPosition(point, new Date().toISOString());
-    sender.set(point, true);
-  });
   complete.addEventListener("click", () => attempt(problem, complete, async () => {
     show(await api.post(`/v1/matches/${matchId}/complete`));
   }));
@@ -162,7 +122,7 @@ export function matchScreen(root, context, matchId, life) {
   });
   life.add(feed.on("location", (data) => {
     if (match && sameId(data.matchId, matchId) && match.status === "active" && !isDeliverer()) {
-      showPosition({ lat: data.lat, lon: data.lon }, data.at);
+      sharing.show({ lat: data.lat, lon: data.lon }, data.at);
     }
   }));
   life.add(feed.on("match.completed", (data) => {

@@ -1,29 +1,66 @@
 // The orderer's side: the restaurants with deliverers on a map and in a list, the runs of the restaurant chosen (who
-// could bring it, and how far from the building), and the order: up to four more restaurants that would do as well,
-// and a building or the orderer's own position to bring it to. Deliverers also find the order among the open requests.
+// could bring it, and how far from the building, runs.js), and the order: up to four more restaurants that would do
+// as well, and a building or the orderer's own position to bring it to. Deliverers also find the order among the open
+// requests.
 
-import { describe, distance, field, form, h, problem, replace, sameId, uuid } from "../../dom.js";
+import { describe, field, form, h, problem, replace, sameId, uuid } from "../../dom.js";
 import { whereAmI } from "../../map.js";
 import { placeSearch } from "../../places.js";
+import { runChoices } from "./runs.js";
 import { choiceMarkers, key, markers, pointOf } from "./shared.js";
 
 export function ordererSide(content, context, life) {
-  const { api, campus, go } = context;
-  let clientId = uuid();
-  let runsAsked = 0;
-  let shownRuns = null;
+  const { api, campus } = context;
   const mapElement = h("div", { class: "map", role: "region", "aria-label": "Map of restaurants with deliverers" });
   const restaurantList = h("ul", { class: "list restaurants", "aria-label": "Restaurants with deliverers" });
   const nobody = h("p", { class: "hint", hidden: true }, "Nobody is delivering right now. You can still order: the first deliverer to check in there can take it.");
-  const runsPlace = h("div", { class: "runs" });
-  let map = null;
   let chosen = null;
   let restaurantMarkers = [];
+  const order = orderForm(context, life, (role, place, kind, label) => chosen?.show(role, place, kind, label));
 
+  replace(content,
+    h("h3", {}, "Restaurants with deliverers"),
+    mapElement,
+    nobody,
+    restaurantList,
+    h("h3", {}, "Your order"),
+    order.element);
+  const map = life.map(mapElement, campus.center);
+  chosen = choiceMarkers(map);
+  map.onClick((point) => order.clicked(point));
+
+  async function loadRestaurants() {
+    const { restaurants } = await api.get("/v1/restaurants");
+    if (!life.alive) return;
+    nobody.hidden = restaurants.length > 0;
+    restaurantMarkers.forEach((marker) => marker.remove());
+    restaurantMarkers = restaurants.map(({ restaurant: place, openRuns }) =>
+      map.marker(pointOf(place), markers.restaurant, `${place.name}: ${deliverers(openRuns)}`, () => order.restaurant.set(place)));
+    replace(restaurantList, restaurants.map(({ restaurant: place, openRuns, freeSeats }) =>
+      h("li", { class: "spread", dataset: { restaurantId: key(place.id) } },
+        h("button", { type: "button", class: "link", onclick: () => order.restaurant.set(place, true) }, place.name),
+        h("span", {}, h("span", { class: "tag" }, deliverers(openRuns)), freeSeats !== undefined ? h("span", { class: "tag" }, `${freeSeats} free`) : null))));
+  }
+
+  loadRestaurants().catch((error) => replace(restaurantList, h("li", { class: "form-error", role: "alert" }, describe(error))));
+  // Runs open and close without telling orderers: the list is looked at again now and then.
+  life.every(15_000, () => {
+    loadRestaurants().catch(() => {});
+    order.loadRuns();
+  });
+}
+
+/** The order form: the restaurant and any others that would do as well, where to bring it (a building, or the
+ *  orderer's own position), who brings it, and what. `mark(role, place, kind, label)` shows a choice on the map.
+ *  Answers {element, restaurant, loadRuns(), clicked(point)}, `clicked` for a click on the map. */
+function orderForm(context, life, mark) {
+  const { api, campus, go } = context;
+  let clientId = uuid();
+  const runs = runChoices(api, life);
   const restaurant = placeSearch({
     api, label: "Restaurant", name: "restaurantId", kind: "restaurant", placeholder: "Search or pick one above",
     onChange: (place) => {
-      chosen?.show("restaurant", place, markers.restaurant);
+      mark("restaurant", place, markers.restaurant);
       loadRuns();
     },
   });
@@ -35,7 +72,7 @@ export function ordererSide(content, context, life) {
         myPosition = null;
         positionShown.textContent = "";
       }
-      chosen?.show("destination", place, markers.building, `Deliver to ${place?.name}`);
+      mark("destination", place, markers.building, `Deliver to ${place?.name}`);
       loadRuns();
     },
   });
@@ -66,25 +103,25 @@ export function ordererSide(content, context, life) {
   function setPosition(point) {
     myPosition = point;
     destination.set(null);
-    chosen?.show("destination", { latitude: point.lat, longitude: point.lon }, markers.building, "Deliver here");
+    mark("destination", { latitude: point.lat, longitude: point.lon }, markers.building, "Deliver here");
     positionShown.textContent = `Delivered to your position (${point.lat.toFixed(5)}, ${point.lon.toFixed(5)}).`;
   }
   const items = h("textarea", { name: "items", rows: 3, maxlength: 500, required: true, placeholder: "Lunch of the day, a coffee…" });
 
-  const orderForm = form({ "aria-label": "Order" }, [
+  const element = form({ "aria-label": "Order" }, [
     restaurant.element,
     otherPlace,
     addOther,
     destination.element,
     h("div", {}, usePosition, positionShown),
-    runsPlace,
+    runs.element,
     field("What to bring", items),
     h("button", { type: "submit", class: "primary" }, "Order"),
-  ], async (element) => {
+  ], async (formElement) => {
     if (!restaurant.place()) throw problem("restaurantId", "Choose a restaurant from the suggestions or the list.");
     const to = destination.place();
     if (!to && !myPosition) throw problem("destinationId", "Choose the building to deliver to from the suggestions, or your position.");
-    const runId = element.querySelector("input[name='runId']:checked")?.value || undefined;
+    const runId = formElement.querySelector("input[name='runId']:checked")?.value || undefined;
     const also = others.map((other) => other.place()?.id).filter((id) => id && !sameId(id, restaurant.place().id));
     const restaurants = [restaurant.place().id, ...new Set(also)];
     const body = {
@@ -99,85 +136,20 @@ export function ordererSide(content, context, life) {
     go(`delivery/order/${order.id}`);
   });
 
-  replace(content,
-    h("h3", {}, "Restaurants with deliverers"),
-    mapElement,
-    nobody,
-    restaurantList,
-    h("h3", {}, "Your order"),
-    orderForm);
-  map = life.map(mapElement, campus.center);
-  chosen = choiceMarkers(map);
-  map.onClick((point) => {
-    if (positionShown.textContent) setPosition(point);
-  });
-
-  async function loadRestaurants() {
-    const { restaurants } = await api.get("/v1/restaurants");
-    if (!life.alive) return;
-    nobody.hidden = restaurants.length > 0;
-    restaurantMarkers.forEach((marker) => marker.remove());
-    restaurantMarkers = restaurants.map(({ restaurant: place, openRuns }) =>
-      map.marker(pointOf(place), markers.restaurant, `${place.name}: ${deliverers(openRuns)}`, () => restaurant.set(place)));
-    replace(restaurantList, restaurants.map(({ restaurant: place, openRuns, freeSeats }) =>
-      h("li", { class: "spread", dataset: { restaurantId: key(place.id) } },
-        h("button", { type: "button", class: "link", onclick: () => restaurant.set(place, true) }, place.name),
-        h("span", {}, h("span", { class: "tag" }, deliverers(openRuns)), freeSeats !== undefined ? h("span", { class: "tag" }, `${freeSeats} free`) : null))));
+  function loadRuns() {
+    return runs.load(restaurant.place(), destination.place());
   }
 
-  async function loadRuns() {
-    const ticket = ++runsAsked;
-    const place = restaurant.place();
-    if (!place) {
-      shownRuns = null;
-      return replace(runsPlace);
-    }
-    const to = destination.place();
-    const point = pointOf(to);
-    try {
-      const { runs } = await api.get(`/v1/restaurants/${place.id}/runs`, point ? { lat: point.lat, lon: point.lon } : {});
-      if (ticket !== runsAsked || !life.alive) return;
-      showRuns(runs, to);
-    } catch (error) {
-      if (ticket !== runsAsked) return;
-      shownRuns = null;
-      replace(runsPlace, h("p", { class: "form-error", role: "alert" }, describe(error)));
-    }
-  }
-
-  function showRuns(runs, to) {
-    // The periodic look leaves a list that did not change alone, with the person's choice and focus in it.
-    const shown = JSON.stringify([to?.id, runs.map((run) => [run.id, run.held, run.capacity, run.distanceMeters])]);
-    if (shown === shownRuns) return;
-    shownRuns = shown;
-    const previous = runsPlace.querySelector("input[name='runId']:checked")?.value ?? "";
-    const any = h("input", { type: "radio", name: "runId", value: "", id: "run-any", checked: true });
-    const options = runs.map((run) => {
-      const full = run.held >= run.capacity;
-      const away = typeof run.distanceMeters === "number" && to ? ` · ${distance(run.distanceMeters)} from ${to.name}` : "";
-      return h("label", { class: "choice", dataset: { runId: key(run.id) } },
-        h("input", { type: "radio", name: "runId", value: run.id, disabled: full, checked: sameId(run.id, previous) && !full }),
-        h("span", {},
-          h("span", { class: "name" }, run.delivererName),
-          h("span", { class: "hint" }, `heading to ${run.destination.name}${away}${full ? " · full" : ""}`)));
-    });
-    replace(runsPlace, h("fieldset", { class: "choices" },
-      h("legend", {}, "Who brings it"),
-      h("label", { class: "choice" }, any, h("span", {}, h("span", { class: "name" }, "Whoever is best placed"),
-        h("span", { class: "hint" }, runs.length ? "Deliverers heading near your building are asked, nearest first." : "Nobody is checked in here yet; your order waits for someone."))),
-      options,
-      h("p", { class: "field-error", id: "run-any-error", role: "alert" })));
-  }
-
-  loadRestaurants().catch((error) => replace(restaurantList, h("li", { class: "form-error", role: "alert" }, describe(error))));
-  // Runs open and close without telling orderers: the list is looked at again now and then.
-  life.every(15_000, () => {
-    loadRestaurants().catch(() => {});
-    loadRuns();
-  });
+  return {
+    element,
+    restaurant,
+    loadRuns,
+    clicked(point) {
+      if (positionShown.textContent) setPosition(point);
+    },
+  };
 }
 
 function deliverers(count) {
   return count === 1 ? "1 deliverer" : `${count} deliverers`;
 }
-

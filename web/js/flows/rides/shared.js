@@ -6,6 +6,14 @@ import { placeSearch } from "../../places.js";
 import { positionSender } from "../../position.js";
 
 export const underway = new Set(["accepted", "arrived", "started"]);
+export const finished = new Set(["completed", "cancelled", "expired"]);
+/** A ride's steps from its driver's accepting it, each but the first with the driver's button that reaches it. */
+export const steps = [
+  { status: "accepted", label: "Accepted" },
+  { status: "arrived", label: "Arrived", action: "arrived", button: "Mark arrived" },
+  { status: "started", label: "Started", action: "started", button: "Mark started" },
+  { status: "completed", label: "Completed", action: "completed", button: "Mark completed" },
+];
 
 // The server forgets a driver after 60 s without a position.
 const HEARTBEAT = 20_000;

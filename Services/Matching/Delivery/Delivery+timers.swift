@@ -4,43 +4,40 @@ import MatchingCore
 import Messaging
 import Postgres
 
-/// The flow's steps inside a transaction that a use case or a timer opened: dispatching orders to runs, closing
-/// runs, ending offers and matches, and what each timer is due for.
-struct DeliveryTransaction {
+/// The flow's steps inside a transaction already open, which the use cases and the timers share: dispatching orders
+/// to runs, closing runs, ending offers and matches, and what each timer is due for.
+struct DeliveryTimerSteps {
     let repository: DeliveryPostgresRepository
     let settings: DeliverySettings
 
-    init(connection: PostgresConnection, settings: DeliverySettings) {
-        repository = DeliveryPostgresRepository(connection: connection)
+    init(repository: DeliveryPostgresRepository, settings: DeliverySettings) {
+        self.repository = repository
         self.settings = settings
+    }
+
+    init(connection: PostgresConnection, settings: DeliverySettings) {
+        self.init(repository: DeliveryPostgresRepository(connection: connection), settings: settings)
     }
 
     /// The transaction's connection, for the outbox and the shared tables.
     var connection: PostgresConnection { repository.connection }
 
-    /// What an order's destination reads: a live building of the campus (nil when there is none), or a point with
-    /// the name of the building nearest it. `destination(_:read:campus:)` checks it.
-    static func destinationRead(_ destination: OrderDestination, campus: String) -> PostgresRead<PlaceSummary?> {
+    /// An order's destination: a live building of the campus (404), or a point on the campus (400 naming
+    /// `destination` and the campus) named after the building nearest it.
+    func destination(_ destination: OrderDestination, campus: String) throws -> PlaceSummary {
         switch destination {
         case .building(let id):
-            return DeliveryPostgresRepository.building(id, campus: campus)
-        case .point(let point):
-            return DeliveryPostgresRepository.nearestBuildingName(to: point, campus: campus).map { near in
-                PlaceSummary(
-                    id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,
-                    longitude: point.lon)
+            guard let building = try repository.building(id, campus: campus) else {
+                throw MatchingError.notFound("destination building")
             }
-        }
-    }
-
-    /// An order's destination from what `destinationRead` read: a live building of the campus (404), or a point on
-    /// the campus (400 naming `destination` and the campus).
-    func destination(_ destination: OrderDestination, read: PlaceSummary?, campus: String) throws -> PlaceSummary {
-        if case .point(let point) = destination {
+            return building
+        case .point(let point):
             try settings.campuses.require(point, of: campus, field: "destination")
+            let near = try repository.nearestBuildingName(to: point, campus: campus)
+            return PlaceSummary(
+                id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,
+                longitude: point.lon)
         }
-        guard let read else { throw MatchingError.notFound("destination building") }
-        return read
     }
 
     // MARK: Dispatch
@@ -48,10 +45,8 @@ struct DeliveryTransaction {
     /// Offers the seats a run has free (it opened, or an offer on it ended, or a match on it did) to the orders waiting
     /// at its restaurant, oldest first.
     func fillSeats(of runId: UUID) throws {
-        let (freeSeats, place) = try connection.read(
-            DeliveryPostgresRepository.freeSeats(runId: runId),
-            DeliveryPostgresRepository.restaurantAndCampus(ofRun: runId))
-        guard freeSeats > 0, let run = place else { return }
+        guard try repository.freeSeats(runId: runId) > 0, let run = try repository.restaurantAndCampus(ofRun: runId)
+        else { return }
         for orderId in try repository.lockWaitingOrders(restaurantId: run.restaurantId, campus: run.campus) {
             guard try repository.freeSeats(runId: runId) > 0 else { break }
             try dispatch(orderId: orderId)
@@ -60,18 +55,14 @@ struct DeliveryTransaction {
 
     /// Offers a waiting order to the best run, or leaves it waiting when there is none.
     func dispatch(orderId: UUID) throws {
-        // NB: the candidates are read in the round trip that locks the order, from its row; they go unused when the
-        // order is not waiting.
-        let (locked, candidates) = try connection.read(
-            DeliveryPostgresRepository.lockedOrder(id: orderId),
-            DeliveryPostgresRepository.dispatchCandidates(orderId: orderId))
-        guard let order = locked, let offered = try? order.status.after(.offer) else { return }
+        guard let order = try repository.lockOrder(id: orderId), let offered = try? order.status.after(.offer) else {
+            return
+        }
         let radius = Dispatch.radius(requestedRunId: order.requestedRunId, matchRadius: settings.matchRadiusMeters)
-        guard let chosen = Dispatch.choose(candidates, radius: radius), let runId = UUID(uuidString: chosen.runId)
+        guard let chosen = Dispatch.choose(try repository.dispatchCandidates(orderId: orderId), radius: radius),
+            let runId = UUID(uuidString: chosen.runId), let run = try repository.lockRun(id: runId),
+            try repository.freeSeats(runId: runId) > 0
         else { return }
-        let (lockedRun, freeSeats) = try connection.read(
-            DeliveryPostgresRepository.lockedRun(id: runId), DeliveryPostgresRepository.freeSeats(runId: runId))
-        guard let run = lockedRun, freeSeats > 0 else { return }
         let offerId = UUID()
         let expiresAt = Date().addingTimeInterval(settings.offerWindow)
         try repository.insertOffer(
