@@ -1,8 +1,8 @@
 import Foundation
 
-/// The chat of a match opened; its members are told.
-public struct ConversationOpened: Event, Equatable {
-    public static let type = "conversation.opened"
+/// The chat of a match opened or closed (`Change` gives which); its members are told. A closed chat is read-only.
+public struct ConversationChanged<Change: ConversationChange>: Event, Equatable {
+    public static var type: String { Change.type }
     public var conversationId: UUID
     public var matchId: UUID
     public var memberIds: [UUID]
@@ -20,24 +20,24 @@ public struct ConversationOpened: Event, Equatable {
     }
 }
 
-/// The chat closed with its match; it is read-only from now on.
-public struct ConversationClosed: Event, Equatable {
-    public static let type = "conversation.closed"
-    public var conversationId: UUID
-    public var matchId: UUID
-    public var memberIds: [UUID]
-    public var version: Int64
-    /// The users it concerns: its members.
-    public var recipients: [UUID]
-    public var aggregateId: UUID { conversationId }
+/// What happened to a chat: the type of its `ConversationChanged`.
+public protocol ConversationChange: Sendable {
+    static var type: String { get }
+}
 
-    public init(conversationId: UUID, matchId: UUID, memberIds: [UUID], version: Int64) {
-        self.conversationId = conversationId
-        self.matchId = matchId
-        self.memberIds = memberIds
-        self.version = version
-        recipients = memberIds
-    }
+/// The chat of a match opened.
+public typealias ConversationOpened = ConversationChanged<ConversationOpening>
+/// The chat closed with its match; it is read-only from now on.
+public typealias ConversationClosed = ConversationChanged<ConversationClosing>
+
+/// `conversation.opened`.
+public enum ConversationOpening: ConversationChange {
+    public static let type = "conversation.opened"
+}
+
+/// `conversation.closed`.
+public enum ConversationClosing: ConversationChange {
+    public static let type = "conversation.closed"
 }
 
 /// A member sent a message; the other members are its recipients.

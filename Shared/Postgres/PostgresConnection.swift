@@ -4,7 +4,7 @@ import Foundation
 /// One libpq connection. Not thread-safe: the pool or a dedicated thread uses it one call at a time.
 /// Every call blocks, so it must never run on the Swift concurrency pool.
 public final class PostgresConnection: @unchecked Sendable {
-    private var connection: OpaquePointer?
+    private(set) var connection: OpaquePointer?
     let url: String
     /// The statements prepared on this connection, by text: each is parsed once and then only executed.
     private var prepared: [String: String] = [:]
@@ -325,46 +325,6 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(
                 sqlState: field(UInt8(ascii: "C")), message: message, constraint: field(UInt8(ascii: "n")))
         }
-    }
-
-    /// Waits up to `timeout` seconds for NOTIFY messages on channels this connection LISTENs to.
-    public func waitForNotifications(timeout: Double) throws -> [PostgresNotification] {
-        var notifications = drainNotifications()
-        if !notifications.isEmpty { return notifications }
-        let socket = PQsocket(connection)
-        guard socket >= 0 else { throw PostgresError(sqlState: nil, message: "connection has no socket") }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, Int32(timeout * 1000))
-        if ready < 0 && errno != EINTR {
-            throw PostgresError(sqlState: nil, message: "poll failed: \(String(cString: strerror(errno)))")
-        }
-        guard PQconsumeInput(connection) == 1 else {
-            throw PostgresError(sqlState: "08006", message: String(cString: PQerrorMessage(connection)))
-        }
-        notifications = drainNotifications()
-        return notifications
-    }
-
-    private func drainNotifications() -> [PostgresNotification] {
-        var notifications: [PostgresNotification] = []
-        while let notify = PQnotifies(connection) {
-            notifications.append(
-                PostgresNotification(
-                    channel: String(cString: notify.pointee.relname), payload: String(cString: notify.pointee.extra)))
-            PQfreemem(notify)
-        }
-        return notifications
-    }
-}
-
-/// A NOTIFY received on a LISTENing connection.
-public struct PostgresNotification: Sendable, Equatable {
-    public let channel: String
-    public let payload: String
-
-    public init(channel: String, payload: String) {
-        self.channel = channel
-        self.payload = payload
     }
 }
 

@@ -168,6 +168,21 @@ import Testing
         #expect(try await provider.token(now: now.addingTimeInterval(41 * 60)) != token)
     }
 
+    @Test func pushesThatAskAtOnceShareOneProviderToken() async throws {
+        let settings = APNsSettings(
+            url: URL(string: "https://127.0.0.1:9")!, keyPEM: P256.Signing.PrivateKey().pemRepresentation, keyId: "K",
+            teamId: "T", topic: "t")
+        let provider = try await APNsProviderToken(settings: settings)
+
+        // NB: ES256 signatures differ each time: two tokens signed would differ.
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 { group.addTask { try await provider.token() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+
+        #expect(tokens.count == 1)
+    }
+
     @Test func aPushServiceIsHttpsOrOnLoopbackAndAKeyThatIsNoKeyIsNamed() async throws {
         func url(_ value: String) throws -> URL { try pushServiceURL(value, variable: "APNS_URL") }
         #expect(try url("https://api.sandbox.push.apple.com").host == "api.sandbox.push.apple.com")

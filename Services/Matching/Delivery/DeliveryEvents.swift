@@ -183,9 +183,9 @@ public struct OfferEnded: Codable, Sendable, Equatable {
     }
 }
 
-/// The deliverer said no.
-public struct OfferDeclined: Event, Equatable {
-    public static let type = "offer.declined"
+/// An offer its deliverer let go, declined or expired (`Ending` gives which): the deliverer's other devices are told.
+public struct OfferLetGo<Ending: OfferEnding>: Event, Equatable {
+    public static var type: String { Ending.type }
     public var offer: OfferEnded
     public var version: Int64 { offer.version }
     /// The users it concerns: whose feeds it goes to.
@@ -198,19 +198,24 @@ public struct OfferDeclined: Event, Equatable {
     }
 }
 
-/// The deliverer did not answer in time.
-public struct OfferExpired: Event, Equatable {
-    public static let type = "offer.expired"
-    public var offer: OfferEnded
-    public var version: Int64 { offer.version }
-    /// The users it concerns: whose feeds it goes to.
-    public var recipients: [UUID]
-    public var aggregateId: UUID { offer.offerId }
+/// How an offer ended without its deliverer taking it: the type of its `OfferLetGo`.
+public protocol OfferEnding: Sendable {
+    static var type: String { get }
+}
 
-    public init(offer: OfferEnded) {
-        self.offer = offer
-        recipients = [offer.delivererId]
-    }
+/// The deliverer said no.
+public typealias OfferDeclined = OfferLetGo<OfferDecline>
+/// The deliverer did not answer in time.
+public typealias OfferExpired = OfferLetGo<OfferExpiry>
+
+/// `offer.declined`.
+public enum OfferDecline: OfferEnding {
+    public static let type = "offer.declined"
+}
+
+/// `offer.expired`.
+public enum OfferExpiry: OfferEnding {
+    public static let type = "offer.expired"
 }
 
 /// The offer went away before its deliverer answered: its order was cancelled or expired (`reason`

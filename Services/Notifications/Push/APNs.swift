@@ -40,6 +40,7 @@ actor APNsProviderToken {
     private let keys = JWTKeyCollection()
     private let settings: APNsSettings
     private var current: (token: String, issuedAt: Date)?
+    private var pending: Task<String, any Error>?
 
     init(settings: APNsSettings) async throws {
         self.settings = settings
@@ -57,9 +58,19 @@ actor APNsProviderToken {
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
-    /// The token to send; a new one when it is 40 minutes old, or when `renew` (APNs said it expired).
+    /// The token to send; a new one when it is 40 minutes old, or when `renew` (APNs said it expired). Pushes that
+    /// ask while a new one is being signed wait for that one: APNs refuses tokens renewed too often.
     func token(renew: Bool = false, now: Date = Date()) async throws -> String {
         if !renew, let current, now.timeIntervalSince(current.issuedAt) < 40 * 60 { return current.token }
+        if let pending { return try await pending.value }
+        let task = Task { try await self.sign(now: now) }
+        pending = task
+        defer { pending = nil }
+        return try await task.value
+    }
+
+    /// A new token, kept as the current one.
+    private func sign(now: Date) async throws -> String {
         // NB: APNs reads `iat` in whole seconds.
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let token = try await keys.sign(

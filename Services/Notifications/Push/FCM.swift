@@ -57,6 +57,7 @@ actor FCMAccessToken {
     private let account: FCMServiceAccount
     private let client: HTTPClient
     private var current: (token: String, expiresAt: Date)?
+    private var pending: Task<String, any Error>?
 
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
@@ -87,9 +88,19 @@ actor FCMAccessToken {
         var description: String { "the token endpoint answered \(status)" }
     }
 
-    /// The token to send; a new one when it is about to expire, or when `renew` (FCM refused the one sent).
+    /// The token to send; a new one when it is about to expire, or when `renew` (FCM refused the one sent). Pushes
+    /// that ask while a new one is being had wait for that one, so that one grant serves them all.
     func token(renew: Bool = false, now: Date = Date()) async throws -> String {
         if !renew, let current, current.expiresAt.timeIntervalSince(now) > 60 { return current.token }
+        if let pending { return try await pending.value }
+        let task = Task { try await self.grant(now: now) }
+        pending = task
+        defer { pending = nil }
+        return try await task.value
+    }
+
+    /// A new token from the token endpoint, kept as the current one.
+    private func grant(now: Date) async throws -> String {
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let assertion = try await keys.sign(
             Claims(
