@@ -129,8 +129,8 @@ struct ConversationPostgresRepository: Sendable {
         return (existing, false)
     }
 
-    /// Moves the caller's read marker up to `messageId` (never back) and tells their other devices how many messages
-    /// are still unread there.
+    /// Moves the caller's read marker up to `messageId` (never back) and, when it moved, tells their other devices how
+    /// many messages are still unread there.
     func markRead(conversationId: UUID, userId: UUID, messageId: UUID) async throws {
         try await database.transaction { connection in
             guard try Self.membership(conversationId, userId, on: connection) != nil else { throw ChatError.notFound }
@@ -141,33 +141,24 @@ struct ConversationPostgresRepository: Sendable {
             else {
                 throw ChatError.invalid(field: "messageId", "No such message in this conversation.")
             }
-            try Self.markRead(conversationId, userId: userId, throughSeq: seq, on: connection)
+            // NB: a read where the marker already is (every time a client shows the conversation again) says nothing.
             guard
-                let row = try connection.query(
+                let moved = try connection.query(
                     """
-                    SELECT r.last_read_seq AS marker, (SELECT count(*) FROM messages m WHERE m.conversation_id = \(conversationId)
-                        AND m.sender_id <> \(userId) AND m.seq > r.last_read_seq) AS unread
-                    FROM read_markers r WHERE r.conversation_id = \(conversationId) AND r.user_id = \(userId)
+                    INSERT INTO read_markers (conversation_id, user_id, last_read_seq) VALUES (\(conversationId), \(userId), \(seq))
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET last_read_seq = excluded.last_read_seq
+                    WHERE read_markers.last_read_seq < excluded.last_read_seq
+                    RETURNING (SELECT count(*) FROM messages m WHERE m.conversation_id = \(conversationId)
+                        AND m.sender_id <> \(userId) AND m.seq > \(seq)) AS unread
                     """
                 ).first
             else { return }
             try Outbox.append(
                 ConversationRead(
                     conversationId: conversationId, userId: userId,
-                    unread: Int(try row.decode("unread", as: Int64.self)),
-                    version: try row.decode("marker")),
+                    unread: Int(try moved.decode("unread", as: Int64.self)), version: seq),
                 on: connection)
         }
-    }
-
-    private static func markRead(
-        _ conversationId: UUID, userId: UUID, throughSeq seq: Int64, on connection: PostgresConnection
-    ) throws {
-        try connection.query(
-            """
-            INSERT INTO read_markers (conversation_id, user_id, last_read_seq) VALUES (\(conversationId), \(userId), \(seq))
-            ON CONFLICT (conversation_id, user_id) DO UPDATE SET last_read_seq = greatest(read_markers.last_read_seq, excluded.last_read_seq)
-            """)
     }
 
     /// Whether the conversation is open, when the user is one of its members; nil for anyone else.
