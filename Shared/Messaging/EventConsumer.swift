@@ -95,7 +95,8 @@ public struct EventHandlers: Sendable {
 }
 
 /// Consumes a service's queues with manual acks: each message's inbox row and effect commit in one transaction,
-/// and only then is it acknowledged. A failing message is retried up to its queue's delivery limit and then
+/// and only then is it acknowledged (`PendingAck`: the acknowledgements of what committed go together, within
+/// 50 ms). A failing message is retried up to its queue's delivery limit and then
 /// dead-lettered; one that cannot be read at all is dead-lettered at once. Reconnects with back-off. Once an hour
 /// it forgets message ids older than `Inbox.retention`.
 public struct EventConsumer: Service {
@@ -159,11 +160,15 @@ public struct EventConsumer: Service {
                 backoff.reset()
                 logger.info("consuming", metadata: ["queue": "\(queue.name)"])
                 var pruning = HourlyPrune()
+                var pending = PendingAck()
+                defer { try? pending.send(broker, status: status, queue: queue.name) }
                 while !loop.isStopping {
                     if prunes {
                         try pruning.runIfDue(logger: logger, "pruned old inbox rows") { try Inbox.prune(on: database) }
                     }
-                    guard let first = try broker.nextDelivery(timeout: 1) else { continue }
+                    if pending.gathering.isDue { try pending.send(broker, status: status, queue: queue.name) }
+                    let wait = pending.gathering.secondsUntilDue ?? 1
+                    guard let first = try broker.nextDelivery(timeout: wait) else { continue }
                     // What has already arrived is applied with it, in one transaction.
                     var batch = [first]
                     while batch.count < Int(prefetch), let next = try broker.nextDelivery(timeout: 0) {
@@ -171,7 +176,9 @@ public struct EventConsumer: Service {
                     }
                     let (outcomes, live) = try apply(batch, database)
                     loopback.deliver(live)
-                    for message in live {
+                    // NB: only what another process may need: with no other process listening, the broker's copy
+                    // came back here to be dropped, a quarter of the broker's work for a chat message.
+                    for message in live where loopback.needsBroker(message) {
                         _ = try broker.publish(
                             OutgoingMessage(
                                 exchange: message.exchange, routingKey: message.routingKey,
@@ -179,11 +186,12 @@ public struct EventConsumer: Service {
                                 traceparent: nil, body: message.body), mandatory: false, persistent: false)
                     }
                     if let last = batch.last, outcomes.allSatisfy({ $0.1 == .applied }) {
-                        // NB: every earlier delivery on the channel was settled with an earlier batch.
-                        try broker.ack(last.tag, andEveryEarlier: true)
-                        status.countConsumed(outcomes.count, from: queue.name)
+                        pending.add(last.tag, count: outcomes.count)
                         continue
                     }
+                    // NB: what is pending is acknowledged first, so that its acknowledgement of every earlier delivery
+                    // cannot take in one of these.
+                    try pending.send(broker, status: status, queue: queue.name)
                     for (delivery, outcome) in outcomes {
                         switch outcome {
                         case .applied:

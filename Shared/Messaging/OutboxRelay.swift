@@ -7,6 +7,11 @@ import ServiceLifecycle
 /// only after the broker confirmed it. Every replica runs one; a PostgreSQL advisory lock makes exactly one of them
 /// active. It wakes on NOTIFY and polls every second; once an hour it deletes sent rows made more than
 /// `Outbox.retention` ago.
+///
+/// The marks are written together, at most once a second (`SentMarks`): a transaction for each batch, at the rates a
+/// campus sends (a message or two a batch), was a commit and four statements for every message. Rows confirmed and
+/// not marked yet are left out of the next batches; should the relay stop before it marks them, the next one sends
+/// them again with the same message ids, which consumers' inboxes drop, as they drop any copy.
 public struct OutboxRelay: Service {
     let topology: Topology
     let postgresURL: String
@@ -45,6 +50,8 @@ public struct OutboxRelay: Service {
                 backoff.reset()
                 var isActive = false
                 var pruning = HourlyPrune()
+                var marks = SentMarks()
+                defer { try? marks.write(to: database) }
                 while !loop.isStopping {
                     if !isActive {
                         isActive =
@@ -59,9 +66,14 @@ public struct OutboxRelay: Service {
                             continue
                         }
                     }
-                    try pruning.runIfDue(logger: logger, "pruned sent outbox rows") { try Outbox.prune(on: database) }
-                    if try publishBatch(database, broker) < batchSize {
-                        _ = try database.waitForNotifications(timeout: 1)
+                    try pruning.runIfDue(logger: logger, "pruned sent outbox rows") {
+                        try marks.write(to: database)
+                        return try Outbox.prune(on: database)
+                    }
+                    let published = try publishBatch(database, broker, marks: &marks)
+                    if marks.gathering.isDue { try marks.write(to: database) }
+                    if published < batchSize {
+                        _ = try database.waitForNotifications(timeout: marks.gathering.secondsUntilDue ?? 1)
                         try broker.serviceHeartbeats()
                     }
                 }
@@ -74,19 +86,25 @@ public struct OutboxRelay: Service {
         }
     }
 
-    /// Publishes up to `batchSize` unsent rows and marks the confirmed ones sent; returns how many it published.
-    private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection) throws -> Int {
+    /// Publishes up to `batchSize` unsent rows that are not among `marks` and adds the confirmed ones to them;
+    /// returns how many it published.
+    private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection, marks: inout SentMarks) throws
+        -> Int
+    {
         let rows = try database.query(
             """
             SELECT seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange,
                 routing_key
-            FROM (SELECT seq FROM outbox_unsent ORDER BY seq LIMIT \(batchSize)) next JOIN outbox USING (seq)
+            FROM (
+                SELECT seq FROM outbox_unsent WHERE seq <> ALL(\(marks.seqs.map(String.init))::bigint[])
+                ORDER BY seq LIMIT \(batchSize)
+            ) next JOIN outbox USING (seq)
             ORDER BY seq
             """)
         // NB: the batch is chosen before the join: a join of every unsent row, sorted, then cut to the batch, read
         // the whole backlog for each batch of it.
         guard !rows.isEmpty else { return 0 }
-        var sent: [String] = []
+        var sent: [Int64] = []
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         for row in rows {
@@ -106,7 +124,7 @@ public struct OutboxRelay: Service {
                     traceparent: try row.decode("traceparent"),
                     body: Data(try row.decode("payload", as: String.self).utf8)))
             firstTag = firstTag ?? lastTag
-            sent.append(String(try row.decode("seq", as: Int64.self)))
+            sent.append(try row.decode("seq", as: Int64.self))
         }
         let (nacked, returned) = try broker.waitForConfirms(from: firstTag ?? lastTag, through: lastTag, timeout: 30)
         guard nacked.isEmpty else {
@@ -117,11 +135,7 @@ public struct OutboxRelay: Service {
         for messageId in returned {
             logger.debug("no queue took a message", metadata: ["messageId": "\(messageId)"])
         }
-        // NB: not durable: a mark lost in a crash of the server sends its rows again, with the same message ids,
-        // which consumers' inboxes drop; waiting for the disk here held up the next batch on every one.
-        try database.transaction(durable: false) { connection in
-            try connection.enqueue("DELETE FROM outbox_unsent WHERE seq = ANY(\(sent)::bigint[])")
-        }
+        marks.add(sent)
         return rows.count
     }
 

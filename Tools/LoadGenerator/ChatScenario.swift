@@ -23,8 +23,8 @@ struct ChatScenario {
         var conversationId: String
     }
 
-    /// Pairs the students, then chats; returns the seconds the chat ran.
-    func run() async -> Double {
+    /// Pairs the students (the set-up, with its own CPU time printed).
+    func pairUp() async -> [Pair] {
         let cpuAtStart = ProcessCPU.sample(also: ["load"])
         let pairs = await makePairs()
         let cpu = ProcessCPU.sample(also: ["load"]).since(cpuAtStart)
@@ -39,6 +39,11 @@ struct ChatScenario {
                 "  CPU ms per pair made, by process (the load generator included): \(perPair.joined(separator: ", ")); all \(total)"
             )
         }
+        return pairs
+    }
+
+    /// The measured phase: the pairs chat for the run's length; returns the seconds it ran.
+    func chat(_ pairs: [Pair]) async -> Double {
         actions.measurements.startTimeline()
         let start = Stopwatch.now()
         let end = start + options.seconds
@@ -62,9 +67,11 @@ struct ChatScenario {
                 }
             }
         }
-        let elapsed = Stopwatch.now() - start
-        // Messages still on their way get a few seconds before anything is counted lost.
-        try? await Task.sleep(for: .seconds(5))
+        return Stopwatch.now() - start
+    }
+
+    /// Completes every pair's match and checks the deliverer out: the clean-up, once what was sent has arrived.
+    func finish(_ pairs: [Pair]) async {
         await withTaskGroup(of: Void.self) { group in
             for pair in pairs {
                 group.addTask {
@@ -74,7 +81,6 @@ struct ChatScenario {
                 }
             }
         }
-        return elapsed
     }
 
     private func chatting(_ sender: Student, to partnerId: String, in conversationId: String, until end: Double) async {

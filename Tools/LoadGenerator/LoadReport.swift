@@ -16,6 +16,8 @@ struct LoadReport {
     let drainSeconds: Double
     /// CPU seconds each process of the path used over the measured phase and the drain.
     let cpu: [String: Double]
+    /// What PostgreSQL and RabbitMQ counted over the measured phase and the drain, where they could be read.
+    let counters: PathCounters?
     let limits: MachineLimits?
 
     func print() {
@@ -37,6 +39,7 @@ struct LoadReport {
         integrity()
         if options.scenario == .rides { positions() }
         processes()
+        serverCounters()
         let counters = measurements.counters.merging(setUp.counters) { $0 + $1 }
         if !counters.isEmpty {
             Swift.print("\nflow")
@@ -167,6 +170,23 @@ struct LoadReport {
         Swift.print(
             "  all            \(pad(format(total), 7))   \(count > 0 ? format(total * 1000 / Double(count)) : "-")"
         )
+    }
+
+    /// What the servers counted, in all and for each message delivered (or feed entry received).
+    private func serverCounters() {
+        guard let counters else { return }
+        let messages = measurements.latencies[Ledger.messageToSocket]?.count ?? 0
+        let entries = Int(socketHolders.map(\.socket.state).map(\.lastSeq).reduce(0, +))
+        let (unit, count) = messages > 0 ? ("message delivered", messages) : ("feed entry received", entries)
+        Swift.print("\nwhat PostgreSQL and RabbitMQ counted over the measured phase and the drain")
+        Swift.print("  counter            total   per \(unit)")
+        for (key, meaning) in PathCounters.described {
+            guard let value = counters.values[key] else { continue }
+            let perUnit = count > 0 ? format(value / Double(count)) : "-"
+            Swift.print(
+                "  \(key.padding(toLength: 15, withPad: " ", startingAt: 0))\(pad(format(value), 9))   "
+                    + "\(pad(perUnit, 7))   \(meaning)")
+        }
     }
 
     private func positions() {

@@ -60,7 +60,13 @@ struct LoadRun {
                 center: .init(lat: latitude, lon: longitude)) : nil
         let holders = rides?.socketHolders ?? population.students
         let sockets = await population.openSockets(of: holders, reconnectEvery: reconnectEvery)
+        let chat =
+            options.scenario == .chat
+            ? ChatScenario(options: options, population: population, setUp: setUp, actions: actions) : nil
+        // NB: the chat's pairs are made before its CPU time and counters start, so that they are the messages' alone.
+        let pairs = await chat?.pairUp() ?? []
         let cpuAtStart = ProcessCPU.sample()
+        let countersAtStart = await PathCounters.sample()
         measurements.startTimeline()
         let sampler = Task { await Self.sampleCPU(into: measurements) }
         let start = Stopwatch.now()
@@ -80,11 +86,18 @@ struct LoadRun {
             drain = await drainArrivals(ledger)
             await rides.finish(drivers: started.drivers, rides: started.rides)
         default:
-            elapsed = await ChatScenario(options: options, population: population, setUp: setUp, actions: actions).run()
+            elapsed = await chat?.chat(pairs) ?? 0
             drain = await drainArrivals(ledger)
         }
         sampler.cancel()
         let cpu = ProcessCPU.sample().since(cpuAtStart)
+        var counters: PathCounters?
+        if let countersAtStart {
+            // NB: the servers' counters of the phase's last seconds come late (`PathCounters`).
+            try? await Task.sleep(for: .seconds(6))
+            counters = await PathCounters.since(countersAtStart)
+        }
+        await chat?.finish(pairs)
         let undelivered = await entriesNotOnSockets(holders, gateway: setUpGateway)
         await population.closeSockets(sockets)
 
@@ -94,7 +107,7 @@ struct LoadRun {
         LoadReport(
             options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
             students: population.students, socketHolders: holders, undeliveredEntries: undelivered, elapsed: elapsed,
-            drainSeconds: drain, cpu: cpu, limits: limits
+            drainSeconds: drain, cpu: cpu, counters: counters, limits: limits
         ).print()
     }
 
