@@ -15,7 +15,8 @@ enum FeedConsumer {
         var handlers = EventHandlers()
         for producer in producers {
             handlers.onEveryEvent(from: producer) { events, connection in
-                // Typing hints go to a conversation's members, so notifications keeps who they are.
+                // Typing hints go to a conversation's members, so notifications keeps who they are. (Harmless to
+                // repeat: a conversation once closed stays closed.)
                 for event in events where event.type == ConversationOpened.type || event.type == ConversationClosed.type
                 {
                     let conversation = try JSONDecoder().decode(Conversation.self, from: event.body)
@@ -23,7 +24,7 @@ enum FeedConsumer {
                         conversation.conversationId, members: conversation.memberIds,
                         isOpen: event.type == ConversationOpened.type, on: connection)
                 }
-                return try appendToFeeds(events, on: connection)
+                return try appendToFeeds(events)
             }
         }
         handlers.on(UserDeleted.self, from: "accounts") { event, connection in
@@ -57,23 +58,26 @@ enum FeedConsumer {
         var recipients: [UUID]?
     }
 
-    /// One entry per recipient of each event, in the events' order, its data the event without `recipients`, and
-    /// the frames that bring the entries to the recipients' sockets once committed; an event that names none
-    /// changes nothing. A body that is no JSON object throws, so that the message is dead-lettered.
-    static func appendToFeeds(_ events: [ReceivedEvent], on connection: PostgresConnection) throws -> [LiveMessage] {
+    /// The statement that records the events in the inbox and appends one entry per recipient of each event new to
+    /// it, in the events' order, its data the event without `recipients`; and the frames that bring the entries to the
+    /// recipients' sockets once committed. An event that names none only goes into the inbox. A body that is no JSON
+    /// object throws, so that the message is dead-lettered.
+    static func appendToFeeds(_ events: [ReceivedEvent]) throws -> FinalStatement {
         var entries: [FeedPostgresRepository.NewEntry] = []
         for event in events {
             let recipients = try JSONDecoder().decode(Addressed.self, from: event.body).recipients ?? []
             let json = String(decoding: event.body, as: UTF8.self)
             var seen = Set<UUID>()
             for userId in recipients where seen.insert(userId).inserted {
-                entries.append(.init(userId: userId, type: event.type, eventJSON: json))
+                entries.append(.init(userId: userId, type: event.type, eventJSON: json, messageId: event.messageId))
             }
         }
-        return try FeedPostgresRepository.append(entries, on: connection).map { entry in
-            LiveMessage(
-                exchange: FeedRouting.liveExchange, routingKey: FeedRouting.liveKey(entry.userId),
-                body: Data(entry.frame.utf8))
+        return FinalStatement(FeedPostgresRepository.append(entries, recording: events)) { rows in
+            try FeedPostgresRepository.appended(rows).map { entry in
+                LiveMessage(
+                    exchange: FeedRouting.liveExchange, routingKey: FeedRouting.liveKey(entry.userId),
+                    body: Data(entry.frame.utf8))
+            }
         }
     }
 }

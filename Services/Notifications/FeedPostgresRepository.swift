@@ -7,11 +7,13 @@ import Postgres
 struct FeedPostgresRepository: Sendable {
     let database: PostgresPool
 
-    /// An entry to append: to whose feed, of which type, and the event's JSON (its `recipients` are left out).
+    /// An entry to append: to whose feed, of which type, the event's JSON (its `recipients` are left out) and the
+    /// message that brought it.
     struct NewEntry: Sendable {
         var userId: UUID
         var type: String
         var eventJSON: String
+        var messageId: UUID
     }
 
     /// An entry just appended: whose it is and its frame.
@@ -21,38 +23,43 @@ struct FeedPostgresRepository: Sendable {
         var frame: String
     }
 
-    /// Appends the entries in one statement, each user's in the order given; returns them in the order of their
-    /// seqs. A message, and an entry whose flow wrote a `notice`, waits for a push should no socket take it. Each user's head moves once, by the number of their entries, and the heads are locked in the order of
-    /// the users' ids, so that two such statements never wait for each other in a circle. Entries of people who
-    /// deleted their account are left out.
-    static func append(_ entries: [NewEntry], on connection: PostgresConnection) throws -> [Appended] {
-        guard !entries.isEmpty else { return [] }
-        return try connection.query(
-            """
-            WITH input AS (
-                SELECT * FROM unnest(\(entries.map(\.userId.uuidString))::uuid[], \(entries.map(\.type))::text[],
-                    \(entries.map(\.eventJSON))::jsonb[]) WITH ORDINALITY AS t(user_id, type, data, n)
-                WHERE NOT EXISTS (SELECT 1 FROM erased_users e WHERE e.user_id = t.user_id)
-            ), heads AS (
-                INSERT INTO feed_heads (user_id, last_seq)
-                SELECT user_id, count(*) FROM input GROUP BY user_id ORDER BY user_id
-                ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + excluded.last_seq
-                RETURNING user_id, last_seq
-            ), appended AS (
-                INSERT INTO feed (user_id, seq, type, data)
-                SELECT i.user_id,
-                    h.last_seq - count(*) OVER (PARTITION BY i.user_id) + row_number() OVER (PARTITION BY i.user_id ORDER BY i.n),
-                    i.type, i.data - 'recipients'
-                FROM input i JOIN heads h USING (user_id)
-                RETURNING user_id, seq, type, created_at, data::text AS data,
-                    type = \(MessageSent.type) OR data ? 'notice' AS told
-            ), awaiting AS (
-                INSERT INTO feed_awaiting_push (user_id, seq, created_at)
-                SELECT user_id, seq, created_at FROM appended WHERE told
-            )
-            SELECT * FROM appended
-            """
-        ).map { row in
+    /// The statement that records the events' message ids in the inbox and appends the entries of those new to it,
+    /// each user's in the order given; its rows are the entries appended (`appended`). A message, and an entry whose
+    /// flow wrote a `notice`, waits for a push should no socket take it. Each user's head moves once, by the number
+    /// of their entries, and the heads are locked in the order of the users' ids, so that two such statements never
+    /// wait for each other in a circle. Entries of people who deleted their account are left out.
+    static func append(_ entries: [NewEntry], recording events: [ReceivedEvent]) -> SQL {
+        """
+        WITH \(Inbox.recorded(events)), input AS (
+            SELECT * FROM unnest(\(entries.map(\.userId.uuidString))::uuid[], \(entries.map(\.type))::text[],
+                \(entries.map(\.eventJSON))::jsonb[], \(entries.map(\.messageId.uuidString))::uuid[])
+                WITH ORDINALITY AS t(user_id, type, data, message_id, n)
+            WHERE t.message_id IN (SELECT message_id FROM recorded)
+                AND NOT EXISTS (SELECT 1 FROM erased_users e WHERE e.user_id = t.user_id)
+        ), heads AS (
+            INSERT INTO feed_heads (user_id, last_seq)
+            SELECT user_id, count(*) FROM input GROUP BY user_id ORDER BY user_id
+            ON CONFLICT (user_id) DO UPDATE SET last_seq = feed_heads.last_seq + excluded.last_seq
+            RETURNING user_id, last_seq
+        ), appended AS (
+            INSERT INTO feed (user_id, seq, type, data)
+            SELECT i.user_id,
+                h.last_seq - count(*) OVER (PARTITION BY i.user_id) + row_number() OVER (PARTITION BY i.user_id ORDER BY i.n),
+                i.type, i.data - 'recipients'
+            FROM input i JOIN heads h USING (user_id)
+            RETURNING user_id, seq, type, created_at, data::text AS data,
+                type = \(MessageSent.type) OR data ? 'notice' AS told
+        ), awaiting AS (
+            INSERT INTO feed_awaiting_push (user_id, seq, created_at)
+            SELECT user_id, seq, created_at FROM appended WHERE told
+        )
+        SELECT * FROM appended
+        """
+    }
+
+    /// The entries the rows of `append`'s statement say were appended, in the order of their seqs.
+    static func appended(_ rows: PostgresRows) throws -> [Appended] {
+        try rows.map { row in
             let seq: Int64 = try row.decode("seq")
             return Appended(
                 userId: try row.decode("user_id"), seq: seq,

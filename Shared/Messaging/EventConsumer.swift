@@ -4,96 +4,6 @@ import Logging
 import Postgres
 import ServiceLifecycle
 
-/// A message a handler asks its consumer to publish once the handler's transaction has committed: on a live
-/// exchange, neither persistent nor confirmed, since what it carries is already stored and this only makes it
-/// arrive at once.
-public struct LiveMessage: Sendable, Equatable {
-    public var exchange: String
-    public var routingKey: String
-    public var body: Data
-
-    public init(exchange: String, routingKey: String, body: Data) {
-        self.exchange = exchange
-        self.routingKey = routingKey
-        self.body = body
-    }
-}
-
-/// An event as it arrived: its type (the routing key) and its JSON.
-public struct ReceivedEvent: Sendable {
-    public var type: String
-    public var body: Data
-
-    public init(type: String, body: Data) {
-        self.type = type
-        self.body = body
-    }
-}
-
-/// What a consumer handles, each event type from the producer that publishes it, applied inside the inbox
-/// transaction. The consumer's queues and bindings follow from these declarations.
-public struct EventHandlers: Sendable {
-    /// Applies a run of consecutive events that share the handler, in order. `key` tells handlers apart.
-    struct Handler: Sendable {
-        var key: String
-        var apply: @Sendable ([ReceivedEvent], PostgresConnection) throws -> [LiveMessage]
-    }
-
-    var handlers: [String: Handler] = [:]
-    /// Handlers of every type of one producer, by its exchange, for types without a handler of their own.
-    var everyType: [String: Handler] = [:]
-    /// The types bound from each producer; `#` is every type.
-    var subscriptions: [String: Set<String>] = [:]
-
-    public init() {}
-
-    /// Applies `handler` to every `E` that `producer` publishes, in a transaction with the inbox row.
-    public mutating func on<E: Event>(
-        _ type: E.Type, from producer: String, _ handler: @escaping @Sendable (E, PostgresConnection) throws -> Void
-    ) {
-        subscriptions[producer, default: []].insert(E.type)
-        handlers[E.type] = Handler(key: E.type) { events, connection in
-            for event in events {
-                try handler(try Self.decoder.decode(E.self, from: event.body), connection)
-            }
-            return []
-        }
-    }
-
-    /// Applies `handler` to every event `producer` publishes that has no handler of its own, for a consumer that
-    /// needs to know no type (a feed). It gets the events that arrived together in order, to apply them in few
-    /// statements; what it returns is published after the commit.
-    public mutating func onEveryEvent(
-        from producer: String,
-        _ handler: @escaping @Sendable (_ events: [ReceivedEvent], PostgresConnection) throws -> [LiveMessage]
-    ) {
-        subscriptions[producer, default: []].insert("#")
-        let exchange = Topology.exchange(of: producer)
-        everyType[exchange] = Handler(key: "every \(exchange)", apply: handler)
-    }
-
-    /// Applies `event` with the handler of its type, as the consumer would apply a delivery of it (tests apply
-    /// events this way); false when no handler of its own takes it.
-    @discardableResult
-    public func apply<E: Event>(_ event: E, on connection: PostgresConnection) throws -> Bool {
-        guard let handler = handlers[E.type] else { return false }
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        _ = try handler.apply([ReceivedEvent(type: E.type, body: try encoder.encode(event))], connection)
-        return true
-    }
-
-    func handler(for delivery: Delivery) -> Handler? {
-        handlers[delivery.routingKey] ?? everyType[delivery.exchange]
-    }
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
-}
-
 /// Consumes a service's queues with manual acks: each message's inbox row and effect commit in one transaction,
 /// and only then is it acknowledged (`PendingAck`: the acknowledgements of what committed go together, within
 /// 50 ms). A failing message is retried up to its queue's delivery limit and then
@@ -247,20 +157,25 @@ public struct EventConsumer: Service {
         guard !applicable.isEmpty else { return (outcomes, []) }
         do {
             let live = try database.transaction { connection in
-                var new = try Inbox.record(applicable.map(\.messageId), on: connection)
+                let recorded = applicable.filter { !$0.handler.keepsInbox }.map(\.messageId)
+                var new = recorded.isEmpty ? [] : try Inbox.record(recorded, on: connection)
+                var seen = Set<UUID>()
                 // Each run of consecutive new events with the same handler goes to it at once.
-                var live: [LiveMessage] = []
-                var run: (handler: EventHandlers.Handler, events: [ReceivedEvent])?
-                for (delivery, messageId, handler) in applicable where new.remove(messageId) != nil {
-                    let event = ReceivedEvent(type: delivery.routingKey, body: delivery.body)
-                    if run?.handler.key == handler.key {
-                        run?.events.append(event)
-                        continue
+                var runs: [(handler: EventHandlers.Handler, events: [ReceivedEvent])] = []
+                for (delivery, messageId, handler) in applicable {
+                    let isNew = handler.keepsInbox ? seen.insert(messageId).inserted : new.remove(messageId) != nil
+                    guard isNew else { continue }
+                    let event = ReceivedEvent(type: delivery.routingKey, body: delivery.body, messageId: messageId)
+                    if runs.last?.handler.key == handler.key {
+                        runs[runs.count - 1].events.append(event)
+                    } else {
+                        runs.append((handler, [event]))
                     }
-                    if let (handler, events) = run { live += try handler.apply(events, connection) }
-                    run = (handler, [event])
                 }
-                if let (handler, events) = run { live += try handler.apply(events, connection) }
+                var live: [LiveMessage] = []
+                for (index, run) in runs.enumerated() {
+                    live += try run.handler.apply(run.events, connection, index == runs.count - 1)
+                }
                 return live
             }
             return (outcomes + applicable.map { ($0.delivery, .applied) }, live)
@@ -302,8 +217,11 @@ public struct EventConsumer: Service {
     ) throws -> (Outcome, [LiveMessage]) {
         do {
             let live = try database.transaction { connection in
-                guard try Inbox.record(messageId, on: connection) else { return nil as [LiveMessage]? }
-                return try handler.apply([ReceivedEvent(type: delivery.routingKey, body: delivery.body)], connection)
+                guard try handler.keepsInbox || Inbox.record(messageId, on: connection) else {
+                    return nil as [LiveMessage]?
+                }
+                let event = ReceivedEvent(type: delivery.routingKey, body: delivery.body, messageId: messageId)
+                return try handler.apply([event], connection, true)
             }
             if live == nil { logger.debug("skipped a duplicate", metadata: ["messageId": "\(messageId)"]) }
             return (.applied, live ?? [])

@@ -138,6 +138,17 @@ public enum Inbox {
             ).map { try $0.decode("message_id", as: UUID.self) })
     }
 
+    /// A common table expression, `recorded`, that records the events' message ids as part of the statement that
+    /// applies them (`FinalStatement`), and returns those that were not there yet as `message_id`.
+    public static func recorded(_ events: [ReceivedEvent]) -> SQL {
+        """
+        recorded AS (
+            INSERT INTO inbox (message_id) SELECT unnest(\(events.map(\.messageId.uuidString))::uuid[])
+            ON CONFLICT DO NOTHING RETURNING message_id
+        )
+        """
+    }
+
     /// How long a message id is remembered: longer than a message can wait unacknowledged in a queue for its
     /// consumer to come back, two weeks.
     static let retention: TimeInterval = 14 * 24 * 3600

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// active. It wakes on NOTIFY and polls every second; once an hour it deletes sent rows made more than
 /// `Outbox.retention` ago.
 ///
-/// The marks are written together, at most once a second (`SentMarks`): a transaction for each batch, at the rates a
+/// The marks are written together, a few times a second (`SentMarks`): a transaction for each batch, at the rates a
 /// campus sends (a message or two a batch), was a commit and four statements for every message. Rows confirmed and
 /// not marked yet are left out of the next batches; should the relay stop before it marks them, the next one sends
 /// them again with the same message ids, which consumers' inboxes drop, as they drop any copy.

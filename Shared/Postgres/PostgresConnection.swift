@@ -17,8 +17,10 @@ public final class PostgresConnection: @unchecked Sendable {
     private var queued: [SQL] = []
     /// Whether `enqueue` may hold statements back: inside `transaction`, whose COMMIT sends what is left.
     var isQueueing = false
+    /// Whether the open transaction's body committed it already (`queryCommitting`).
+    var hasCommitted = false
     /// The first error of a statement sent from the queue, thrown again by every later statement of the transaction.
-    private var queuedFailure: PostgresError?
+    var queuedFailure: PostgresError?
 
     /// Connects, with UTC times in ISO form so that `timestamptz` text decodes the same everywhere.
     public init(url: String, applicationName: String = "tarrare") throws {
@@ -133,13 +135,14 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Forgets what is queued and what failed in it, at the end of a transaction.
     func endQueueing() {
         isQueueing = false
+        hasCommitted = false
         queued.removeAll()
         queuedFailure = nil
     }
 
     /// NB: libpq sends parameters as C strings, so a U+0000 would silently cut the value short. PostgreSQL text
     /// cannot hold one anyway: refuse it as the server refuses such bytes.
-    private static func checkParameters(of sql: SQL) throws {
+    static func checkParameters(of sql: SQL) throws {
         if sql.parameters.contains(where: { $0?.utf8.contains(0) == true }) {
             throw PostgresError(
                 sqlState: "22021", message: "a text parameter contains U+0000, which PostgreSQL cannot store")
@@ -180,7 +183,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Sends the queued statements and then `statements` in one pipeline, and returns the rows of each; the first
     /// error of any of them is thrown (the server skips what follows it up to the sync).
-    private func pipeline(_ statements: [SQL]) throws -> [PostgresRows] {
+    func pipeline(_ statements: [SQL]) throws -> [PostgresRows] {
         let statements = queued + statements
         queued.removeAll()
         guard PQenterPipelineMode(connection) == 1 else { throw connectionFailure() }

@@ -121,12 +121,25 @@ extension PostgresConnection {
         if !durable { try enqueue("SET LOCAL synchronous_commit = off") }
         do {
             let value = try body(self)
-            try query("COMMIT")
+            if !hasCommitted { try query("COMMIT") }
             return value
         } catch {
             endQueueing()
             if isInTransaction { try? execute(script: "ROLLBACK") }
             throw error
         }
+    }
+
+    /// Runs `sql` as the last statement of the open transaction (`transaction`) and commits it in the same round
+    /// trip, with what is queued before it; returns its rows. Nothing else runs on the connection until the
+    /// transaction's body returns.
+    public func queryCommitting(_ sql: SQL) throws -> PostgresRows {
+        precondition(isQueueing, "queryCommitting outside a transaction")
+        try Self.checkParameters(of: sql)
+        if let queuedFailure { throw queuedFailure }
+        // NB: the pipeline's rows begin with the queued statements' and end with the COMMIT's.
+        let rows = try pipeline([sql, "COMMIT"])
+        hasCommitted = true
+        return rows[rows.count - 2]
     }
 }

@@ -212,7 +212,7 @@ private func metric(_ name: String, _ client: any TestClientProtocol) async thro
         let app = try await ChatTestApp.make(environment: ["BACKLOG_LIMIT": "5"])
         // Notifications' queue of chat's events, with no notifications consuming it: what chat sends stays there.
         var feeds = EventHandlers()
-        feeds.onEveryEvent(from: "chat") { _, _ in [] }
+        feeds.onEveryEvent(from: "chat") { _, _ in FinalStatement("SELECT 1") { _ in [] } }
         try Topology(service: "notifications", handlers: feeds).declare(amqpURL: app.broker.url)
         let (olli, eero) = (UUID(), UUID())
         let match = MatchOpened.between(orderer: olli, deliverer: eero)

@@ -22,7 +22,7 @@ import Testing
             """#
         try await app.database.pool.transaction { connection in
             try FeedPostgresRepository.setConversation(conversation, members: [ada, bob], isOpen: true, on: connection)
-            _ = try FeedConsumer.appendToFeeds(
+            _ = try Self.append(
                 [
                     try Self.message(from: (ada, "Ada Quill"), to: bob, "see you at the library"),
                     try Self.message(from: (bob, "Bob Stone"), to: ada, "bring the notes, Ada"),
@@ -59,7 +59,7 @@ import Testing
         #expect(try await app.database.rowsContaining("") == afterOnce)
         // An event of before the deletion, delayed behind it, makes no entry for her.
         let late = try await app.database.pool.transaction { connection in
-            try FeedConsumer.appendToFeeds(
+            try Self.append(
                 [try Self.message(from: (bob, "Bob Stone"), to: ada, "are you there?")], on: connection)
         }
 
@@ -84,6 +84,12 @@ import Testing
 
     private static func object(_ json: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    }
+
+    /// Appends the events' entries as the feed's consumer does, in the open transaction; returns the frames.
+    private static func append(_ events: [ReceivedEvent], on connection: PostgresConnection) throws -> [LiveMessage] {
+        let statement = try FeedConsumer.appendToFeeds(events)
+        return try statement.live(try connection.query(statement.sql))
     }
 
     /// `message.sent` as chat publishes it.

@@ -143,6 +143,30 @@ import Testing
         #expect(try stored?.decode("things", as: Int.self) == 1)
     }
 
+    @Test func aLastStatementCommitsInItsOwnRoundTripAndOneThatFailsLeavesNothing() async throws {
+        let database = try await TestDatabase.make(migrations: Self.migrations)
+
+        let returned = try await database.pool.transaction { connection in
+            try connection.enqueue("INSERT INTO counters (name, value) VALUES ('hits', 1)")
+            return try connection.queryCommitting(
+                "INSERT INTO things (id, name) VALUES (\(UUID()), 'last') RETURNING name"
+            ).first?.decode("name", as: String.self)
+        }
+        await #expect(throws: PostgresError.self) {
+            try await database.pool.transaction { connection in
+                try connection.enqueue("INSERT INTO counters (name, value) VALUES ('misses', 1)")
+                _ = try connection.queryCommitting("INSERT INTO things (id, name) VALUES (NULL, 'no id')")
+            }
+        }
+        let stored = try await database.pool.query(
+            "SELECT (SELECT string_agg(name, ',') FROM counters) AS counters, (SELECT count(*) FROM things) AS things"
+        ).first
+
+        #expect(returned == "last")
+        #expect(try stored?.decode("counters", as: String.self) == "hits")
+        #expect(try stored?.decode("things", as: Int.self) == 1)
+    }
+
     @Test func statementsSentTogetherEachGetTheirOwnRowsAfterWhatWasQueuedAndAFailingOneThrows() async throws {
         let database = try await TestDatabase.make(migrations: Self.migrations)
         let names: SQL = "SELECT name FROM things ORDER BY name"

@@ -97,8 +97,9 @@ struct LoadRun {
             try? await Task.sleep(for: .seconds(6))
             counters = await PathCounters.since(countersAtStart)
         }
-        await chat?.finish(pairs)
         let undelivered = await entriesNotOnSockets(holders, gateway: setUpGateway)
+        // NB: after the check of what arrived, so that the entries of the clean-up, just made, are not counted in it.
+        await chat?.finish(pairs)
         await population.closeSockets(sockets)
 
         let limits =
