@@ -30,7 +30,7 @@ struct FeedPostgresRepository: Sendable {
     /// wait for each other in a circle. Entries of people who deleted their account are left out.
     static func append(_ entries: [NewEntry], recording events: [ReceivedEvent]) -> SQL {
         """
-        WITH \(Inbox.recorded(events)), input AS (
+        WITH \(Inbox.recorded(events.map(\.messageId))), input AS (
             SELECT * FROM unnest(\(entries.map(\.userId.uuidString))::uuid[], \(entries.map(\.type))::text[],
                 \(entries.map(\.eventJSON))::jsonb[], \(entries.map(\.messageId.uuidString))::uuid[])
                 WITH ORDINALITY AS t(user_id, type, data, message_id, n)

@@ -1,34 +1,33 @@
+import Foundation
 import Postgres
 
 /// Work done for many at once rather than for each: due once `interval` has passed since the first waited, or once
 /// `limit` wait.
 struct Gathering {
-    let interval: Duration
+    let interval: TimeInterval
     let limit: Int
     private(set) var count = 0
-    private var since: ContinuousClock.Instant?
+    private var since: Date?
 
-    init(interval: Duration, limit: Int) {
+    init(interval: TimeInterval, limit: Int) {
         self.interval = interval
         self.limit = limit
     }
 
     var isDue: Bool {
-        guard let since else { return false }
-        return count >= limit || ContinuousClock.now - since >= interval
+        guard let secondsUntilDue else { return false }
+        return count >= limit || secondsUntilDue == 0
     }
 
     /// Seconds until it is due, or nil when nothing waits.
     var secondsUntilDue: Double? {
-        guard let since else { return nil }
-        let left = interval - (ContinuousClock.now - since)
-        return max(0, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+        since.map { max(0, interval - Date().timeIntervalSince($0)) }
     }
 
     mutating func add(_ count: Int) {
         guard count > 0 else { return }
         self.count += count
-        since = since ?? ContinuousClock.now
+        since = since ?? Date()
     }
 
     mutating func reset() {
@@ -45,7 +44,7 @@ struct Gathering {
 /// acknowledged when the consumer stops comes again, and the inbox drops it.
 struct PendingAck {
     private var last: UInt64?
-    private(set) var gathering = Gathering(interval: .milliseconds(50), limit: 64)
+    private(set) var gathering = Gathering(interval: 0.05, limit: 64)
 
     mutating func add(_ tag: UInt64, count: Int) {
         last = tag
@@ -68,7 +67,7 @@ struct PendingAck {
 /// kept few: with a second's worth at 200 a second, that reading cost more than the marks it saved.)
 struct SentMarks {
     private(set) var seqs: [Int64] = []
-    private(set) var gathering = Gathering(interval: .milliseconds(250), limit: 250)
+    private(set) var gathering = Gathering(interval: 0.25, limit: 250)
 
     mutating func add(_ sent: [Int64]) {
         seqs += sent

@@ -130,20 +130,17 @@ public enum Inbox {
     /// Records the ids in one statement; returns those that were not there yet (a repeated id counts once).
     static func record(_ messageIds: [UUID], on connection: PostgresConnection) throws -> Set<UUID> {
         Set(
-            try connection.query(
-                """
-                INSERT INTO inbox (message_id) SELECT unnest(\(messageIds.map(\.uuidString))::uuid[])
-                ON CONFLICT DO NOTHING RETURNING message_id
-                """
-            ).map { try $0.decode("message_id", as: UUID.self) })
+            try connection.query("WITH \(recorded(messageIds)) SELECT message_id FROM recorded").map {
+                try $0.decode("message_id", as: UUID.self)
+            })
     }
 
-    /// A common table expression, `recorded`, that records the events' message ids as part of the statement that
-    /// applies them (`FinalStatement`), and returns those that were not there yet as `message_id`.
-    public static func recorded(_ events: [ReceivedEvent]) -> SQL {
+    /// A common table expression, `recorded`, that records the message ids, and returns those that were not there
+    /// yet as `message_id`: on its own (`record`), or in the statement that applies the events (`FinalStatement`).
+    public static func recorded(_ messageIds: [UUID]) -> SQL {
         """
         recorded AS (
-            INSERT INTO inbox (message_id) SELECT unnest(\(events.map(\.messageId.uuidString))::uuid[])
+            INSERT INTO inbox (message_id) SELECT unnest(\(messageIds.map(\.uuidString))::uuid[])
             ON CONFLICT DO NOTHING RETURNING message_id
         )
         """
