@@ -8,6 +8,7 @@
 #   deploy/secrets/fcm-service-account.json    Google's service account key, when there are Android apps (made empty)
 #   deploy/secrets/rabbitmq-definitions.json   the broker's users, one per service, with the passwords of .env
 #   deploy/secrets/erlang-cookie               what the nodes of a RabbitMQ cluster share (deploy/rabbitmq-cluster.yml)
+#   deploy/secrets/turn-secret                 what chat signs calls' TURN credentials with and coturn checks them with
 #   deploy/secrets/tls/{cert,key}.pem          with --tls: a self-signed certificate for the gateway's HTTPS
 # Running it again keeps every existing password and key and adds what is missing.
 #
@@ -72,6 +73,8 @@ fi
 touch "$SECRETS/apns-key.p8" "$SECRETS/fcm-service-account.json"
 
 [[ -s $SECRETS/erlang-cookie ]] || openssl rand -hex 32 >"$SECRETS/erlang-cookie"
+# The secret chat signs calls' TURN credentials with, and coturn checks them with.
+[[ -s $SECRETS/turn-secret ]] || openssl rand -hex 32 >"$SECRETS/turn-secret"
 
 if [[ -n $tls_names ]]; then
   alt="DNS:localhost,IP:127.0.0.1"
@@ -118,6 +121,6 @@ mv "$SECRETS/rabbitmq-definitions.json.new" "$SECRETS/rabbitmq-definitions.json"
 # users of their own; so the files are readable by all, and the directory (700) keeps other local users out.
 chmod 644 "$SECRETS/jwt-private.pem" "$SECRETS/jwt-public.pem" "$SECRETS/vapid-private.pem" \
   "$SECRETS/rabbitmq-definitions.json" "$SECRETS/erlang-cookie" "$SECRETS/apns-key.p8" \
-  "$SECRETS/fcm-service-account.json"
+  "$SECRETS/fcm-service-account.json" "$SECRETS/turn-secret"
 
 echo "secrets are in $ENV_FILE and $SECRETS/"

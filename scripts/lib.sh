@@ -29,7 +29,7 @@ KEYS=$LOCAL/keys
 PACKAGES=(
   postgresql postgresql-15-postgis-3 postgresql-15-pgrouting postgresql-contrib osmium-tool
   rabbitmq-server librabbitmq-dev libpq-dev libcrypt-dev libvips-dev libcurl4-openssl-dev
-  nginx-light openssl pkg-config libjs-leaflet
+  nginx-light openssl pkg-config libjs-leaflet python3-mapnik coturn
 )
 
 RABBIT_ENV=(
@@ -226,6 +226,9 @@ ensure_secrets() {
           echo "$key=$(openssl rand -hex 16)" >>"$SECRETS_FILE"
       done
     done
+
+    # The secret coturn and chat share: chat signs TURN credentials with it, coturn checks them.
+    grep -qs "^TURN_SECRET=" "$SECRETS_FILE" || echo "TURN_SECRET=$(openssl rand -hex 32)" >>"$SECRETS_FILE"
 
     mkdir -p "$KEYS"
     if [[ ! -f $KEYS/jwt-private.pem ]]; then

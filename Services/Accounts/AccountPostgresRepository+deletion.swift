@@ -54,11 +54,12 @@ extension AccountPostgresRepository {
     }
 
     /// Refuses a caller whose account was deleted or suspended since their access token was issued (it stays valid
-    /// until it expires): what they do no longer counts.
-    static func requireActive(_ userId: UUID, on connection: PostgresConnection) throws {
+    /// until it expires): what they do no longer counts. `locking` holds their row until the transaction ends.
+    static func requireActive(_ userId: UUID, on connection: PostgresConnection, locking: Bool = false) throws {
+        let lock: SQL = locking ? "FOR NO KEY UPDATE" : ""
         guard
             try !connection.query(
-                "SELECT 1 AS active FROM users WHERE id = \(userId) AND deleted_at IS NULL AND suspended_at IS NULL"
+                "SELECT 1 AS active FROM users WHERE id = \(userId) AND deleted_at IS NULL AND suspended_at IS NULL \(lock)"
             ).isEmpty
         else { throw AccountError.inactive }
     }

@@ -22,6 +22,8 @@ struct AccountSettings: Sendable {
     var loginFailuresPerAddress: Throttle
     /// Each sign-up costs a bcrypt hash: one address may not burn the cores with them.
     var signUpsPerAddress: Throttle
+    /// Reports one student may file within a day: enough for what a person meets, too few to flood the moderators.
+    var reportsPerDay: Int
     var trustsForwardedFor: Bool
 
     init(_ configuration: ServiceConfiguration) throws {
@@ -52,6 +54,7 @@ struct AccountSettings: Sendable {
         signUpsPerAddress = Throttle(
             limit: try reader.integer("SIGNUP_MAX_PER_ADDRESS", in: 1...1_000_000) ?? 10,
             window: TimeInterval(try reader.integer("SIGNUP_THROTTLE_SECONDS", in: 1...86_400) ?? 3600))
+        reportsPerDay = try reader.integer("REPORTS_PER_DAY", in: 1...10_000) ?? 10
         trustsForwardedFor = configuration.trustsForwardedFor
     }
 }

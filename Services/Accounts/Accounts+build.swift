@@ -46,6 +46,8 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
     builder.addServices(
         MailRelay(repository: repository, transport: transport, metrics: builder.metrics, logger: logger))
     BlockController(repository: repository, verifier: tokens.verifier).addRoutes(to: builder.router)
-    ModerationController(repository: repository, verifier: tokens.verifier).addRoutes(to: builder.router)
+    ModerationController(
+        repository: repository, verifier: tokens.verifier, reportsPerDay: settings.reportsPerDay
+    ).addRoutes(to: builder.router)
     return try builder.build()
 }

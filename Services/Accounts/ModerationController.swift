@@ -16,6 +16,8 @@ struct Report: Codable, Sendable, Equatable, ResponseEncodable {
     var reason: ReportReason
     var detail: String
     var createdAt: Date
+    /// When a moderator closed it, or suspended its subject; nil while it is open.
+    var closedAt: Date?
 }
 
 /// What a student reports: a student, a listing, or both (a listing and its owner).
@@ -30,11 +32,14 @@ struct NewReport: Sendable {
 struct ModerationController: Sendable {
     let repository: AccountPostgresRepository
     let verifier: AccessTokenVerifier
+    /// Reports one student may file within a day.
+    let reportsPerDay: Int
 
     func addRoutes(to router: Router<ServiceRequestContext>) {
         let group = router.group().add(middleware: AuthenticationMiddleware(verifier: verifier))
         group.post("/v1/reports", use: report)
         group.get("/v1/reports", use: reports)
+        group.post("/v1/reports/{id}/close", use: close)
         group.post("/v1/users/{id}/suspend", use: suspend)
     }
 
@@ -57,7 +62,16 @@ struct ModerationController: Sendable {
         let caller = try context.requireIdentity()
         let input = try await request.decodeJSON(as: ReportRequest.self, context: context)
         let report = try ModerationRules.report(input, reporterId: caller.userId)
-        return EditedResponse(status: .created, response: try await repository.report(report, by: caller))
+        let (stored, isNew) = try await repository.report(report, by: caller, perDay: reportsPerDay)
+        return EditedResponse(status: isNew ? .created : .ok, response: stored)
+    }
+
+    func close(request: Request, context: ServiceRequestContext) async throws -> Report {
+        let caller = try context.requireIdentity()
+        guard let raw = context.parameters.get("id"), let id = UUID(uuidString: raw) else {
+            throw AccountError.invalid(field: "id", "id is a report's id.")
+        }
+        return try await repository.closeReport(id, by: caller)
     }
 
     func reports(request: Request, context: ServiceRequestContext) async throws -> ReportList {

@@ -9,12 +9,25 @@ import ServiceKit
 func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let topology = Topology(
         service: "chat",
-        publishes: [ConversationOpened.type, ConversationClosed.type, MessageSent.type, ConversationRead.type],
-        handlers: MatchEventsConsumer.handlers, downstream: ["notifications"])
-    let builder = try await ServiceBuilder(
+        publishes: [
+            ConversationOpened.type, ConversationClosed.type, MessageSent.type, ConversationRead.type,
+            MessagesRemoved.type, CallRinging.type, CallAnswered.type, CallEnded.type,
+        ],
+        handlers: MatchEventsConsumer.handlers, otherExchanges: [LiveFrames.exchange], downstream: ["notifications"])
+    var builder = try await ServiceBuilder(
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
         topology: topology, bundle: .module)
+    let verifier = try await builder.accessTokenVerifier()
     ConversationController(repository: ConversationPostgresRepository(database: builder.database))
-        .addRoutes(to: builder.router, verifier: try await builder.accessTokenVerifier())
+        .addRoutes(to: builder.router, verifier: verifier)
+    // Calls: their signals go straight to notifications' live exchange, which passes frames without seq to sockets.
+    let reader = EnvironmentReader(values: configuration.environment)
+    let calls = CallPostgresRepository(
+        database: builder.database, ringTime: try reader.double("CALL_RING_SECONDS", in: 1...300) ?? 30)
+    let live = LiveChannel(
+        exchange: LiveFrames.exchange, amqpURL: configuration.amqpURL, status: builder.brokerStatus, logger: logger)
+    CallController(repository: calls, turn: try TurnSettings(reader), live: live)
+        .addRoutes(to: builder.router, verifier: verifier)
+    builder.addServices(live, CallClock(repository: calls, logger: logger))
     return try builder.build()
 }

@@ -9,6 +9,12 @@ enum ChatError: ProblemConvertible {
     case idTaken
     /// The caller deleted their account (their access token outlives it by minutes).
     case erased
+    /// No call of the caller's has this id.
+    case callNotFound
+    /// The caller or the callee is in another call.
+    case busy(String)
+    /// What was asked does not fit where the call is.
+    case callOver(String)
 
     var problem: Problem {
         switch self {
@@ -18,6 +24,9 @@ enum ChatError: ProblemConvertible {
         case .idTaken: .conflict("That message id is already used.")
         case .erased:
             Problem(.forbidden, title: "Account deleted", detail: "This account was deleted: it sends nothing.")
+        case .callNotFound: .notFound("No such call of yours.")
+        case .busy(let detail): .conflict(detail)
+        case .callOver(let detail): .conflict(detail)
         }
     }
 }

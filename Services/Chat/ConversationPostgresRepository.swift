@@ -196,9 +196,11 @@ struct ConversationPostgresRepository: Sendable {
             on: connection)
     }
 
-    /// `match.closed` closes it: read-only, and gone from the list. One that arrives before its opening makes the
-    /// conversation closed at once.
+    /// `match.closed` closes it: read-only, and gone from the list, its call ended. One that arrives before its opening
+    /// makes the conversation closed at once.
     static func close(_ match: MatchClosed, on connection: PostgresConnection) throws {
+        // Its calls end first, so that a call under way leaves its line in the conversation.
+        try CallPostgresRepository.endCalls(conversationId: match.matchId, on: connection)
         let closed = try connection.query(
             """
             INSERT INTO conversations (id, campus, flow, subject, status, closed_at, version)
@@ -263,13 +265,41 @@ struct ConversationPostgresRepository: Sendable {
             UPDATE conversation_members SET name = \(ErasedPerson.name) WHERE user_id = \(person)
             """)
         // Every sender is a member: their conversations lead to their messages by the conversations' index.
-        try connection.query(
+        let removals = try connection.query(
             """
-            UPDATE messages SET text = '', removed_at = now()
-            WHERE conversation_id IN (SELECT conversation_id FROM conversation_members WHERE user_id = \(person))
-                AND sender_id = \(person) AND removed_at IS NULL
+            WITH removed AS (
+                UPDATE messages SET text = '', removed_at = now()
+                WHERE conversation_id IN (SELECT conversation_id FROM conversation_members WHERE user_id = \(person))
+                    AND sender_id = \(person) AND removed_at IS NULL
+                RETURNING id, conversation_id
+            )
+            SELECT r.conversation_id, array_to_string(array_agg(r.id ORDER BY r.id), ',') AS message_ids,
+                (SELECT coalesce(array_to_string(array_agg(m.user_id), ','), '') FROM conversation_members m
+                    WHERE m.conversation_id = r.conversation_id AND m.user_id <> \(person)) AS recipients
+            FROM removed r GROUP BY r.conversation_id
             """)
+        try CallPostgresRepository.erase(person, on: connection)
         try Outbox.erase(person: person, on: connection)
+        // NB: after the outbox's erasure, which these events need not go through: they name neither the person nor
+        // what they wrote.
+        for row in removals {
+            let recipients = try Self.ids(row.decode("recipients"))
+            guard !recipients.isEmpty else { continue }
+            try Outbox.append(
+                MessagesRemoved(
+                    conversationId: try row.decode("conversation_id"),
+                    messageIds: try Self.ids(row.decode("message_ids")),
+                    recipients: recipients),
+                on: connection)
+        }
+    }
+
+    /// The ids of a comma-separated list that `array_to_string` made.
+    private static func ids(_ list: String) throws -> [UUID] {
+        try list.split(separator: ",").map {
+            guard let id = UUID(uuidString: String($0)) else { throw PostgresError.decoding("id \($0)") }
+            return id
+        }
     }
 }
 

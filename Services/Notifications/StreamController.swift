@@ -57,6 +57,8 @@ struct StreamController: Sendable {
         let cursor = StreamCursor(
             userId: userId, lastSent: after, repository: repository, marks: marks, outbound: outbound)
         try await cursor.sendStored(through: nil)
+        // Caught up: what follows is live. A client shows "catching up" until this frame, which has no seq of its own.
+        try await outbound.write(.text(#"{"type":"stream.live","data":{"seq":\#(cursor.lastSent)}}"#))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await message in inbound.messages(maxSize: 16_384) {

@@ -69,6 +69,26 @@ public struct MessageSent: Event, Equatable {
     }
 }
 
+/// Messages of a conversation removed: their author deleted their account. The other members' open chats blank them
+/// at once. It names neither the author nor what they wrote.
+public struct MessagesRemoved: Event, Equatable {
+    public static let type = "message.removed"
+    public var conversationId: UUID
+    public var messageIds: [UUID]
+    /// The conversation's other members.
+    public var recipients: [UUID]
+    /// A removal is never revised: always 1.
+    public var version: Int64
+    public var aggregateId: UUID { conversationId }
+
+    public init(conversationId: UUID, messageIds: [UUID], recipients: [UUID]) {
+        self.conversationId = conversationId
+        self.messageIds = messageIds
+        self.recipients = recipients
+        version = 1
+    }
+}
+
 /// A member read a conversation up to a message: their other devices are told, and how many messages of the others
 /// are still unread in it (the badge on an app's icon counts the conversations with some).
 public struct ConversationRead: Event, Equatable {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Postgres
 import ServiceLifecycle
+import Tracing
 
 /// Consumes a service's queues with manual acks: each message's inbox row and effect commit in one transaction,
 /// and only then is it acknowledged (`PendingAck`: the acknowledgements of what committed go together, within
@@ -84,7 +85,22 @@ public struct EventConsumer: Service {
                     while batch.count < Int(prefetch), let next = try broker.nextDelivery(timeout: 0) {
                         batch.append(next)
                     }
-                    let (outcomes, live) = try apply(batch, database)
+                    // Each traced event's handling, from its arrival to its commit.
+                    var spans: [UInt64: any Span] = [:]
+                    for delivery in batch {
+                        spans[delivery.tag] = TraceContext.startSpan(
+                            "process \(delivery.routingKey)", continuing: delivery.traceparent, ofKind: .consumer)
+                    }
+                    defer { for span in spans.values { span.end() } }
+                    // NB: the events a handler appends continue the trace of what it handled, when that is one.
+                    let (outcomes, live) =
+                        try spans.count == 1 && batch.count == 1
+                        ? InstrumentationContext.$current.withValue(spans.values.first!.context) {
+                            try apply(batch, database)
+                        } : apply(batch, database)
+                    for (delivery, outcome) in outcomes where outcome != .applied {
+                        spans[delivery.tag]?.setStatus(.init(code: .error, message: "\(outcome)"))
+                    }
                     loopback.deliver(live)
                     // NB: only what another process may need: with no other process listening, the broker's copy
                     // came back here to be dropped, a quarter of the broker's work for a chat message.

@@ -6,7 +6,8 @@ import Postgres
 /// The transactional outbox: an event is stored in the same transaction as the change it reports, and the
 /// relay publishes it after commit.
 public enum Outbox {
-    /// Appends `event` to the outbox of the connection's open transaction and wakes the relay on commit.
+    /// Appends `event` to the outbox of the connection's open transaction and wakes the relay on commit. The event
+    /// continues the current task's trace unless `traceparent` names another.
     public static func append(_ event: some Event, traceparent: String? = nil, on connection: PostgresConnection)
         throws
     {
@@ -29,7 +30,8 @@ public enum Outbox {
             """
             WITH appended AS (
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent, exchange, routing_key)
-                VALUES (\(UUID.timeOrdered()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb, \(traceparent),
+                VALUES (\(UUID.timeOrdered()), \(type), \(schemaVersion), \(aggregateId), \(version), \(json)::jsonb,
+                    \(traceparent ?? TraceContext.current),
                     \(exchange), \(routingKey))
                 RETURNING seq
             ), \(handedToRelay("appended"))
@@ -41,15 +43,16 @@ public enum Outbox {
     /// is one statement without a transaction around it: three common table expressions, `outboxed` (the row, one per
     /// row of `source`, with `payload`, SQL that gives its jsonb and may use `source`'s columns), `unsent` (its place
     /// in what the relay has to send) and `notified` (the relay's wake-up), which the statement's final query must
-    /// read, as `(SELECT count(*) FROM notified)`.
+    /// read, as `(SELECT count(*) FROM notified)`. The row continues the current task's trace.
     public static func commonTableExpressions(
         for event: some Event, payload: SQL, from source: String
     ) -> SQL {
         let type = type(of: event)
         return """
             outboxed AS (
-                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload)
-                SELECT \(UUID.timeOrdered()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload)
+                INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent)
+                SELECT \(UUID.timeOrdered()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload),
+                    \(TraceContext.current)
                 FROM \(unescaped: source)
                 RETURNING seq
             ), \(handedToRelay("outboxed"))

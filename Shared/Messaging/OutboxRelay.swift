@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Postgres
 import ServiceLifecycle
+import Tracing
 
 /// Publishes a service's outbox to its exchange, in order, marking a row sent (taking its seq out of `outbox_unsent`)
 /// only after the broker confirmed it. Every replica runs one; a PostgreSQL advisory lock makes exactly one of them
@@ -107,9 +108,19 @@ public struct OutboxRelay: Service {
         var sent: [Int64] = []
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
+        // Each traced event's publish, from its handing to the broker to the broker's confirm.
+        var spans: [any Span] = []
+        defer { for span in spans { span.end() } }
         for row in rows {
             let id = try row.decode("id", as: UUID.self)
             let type = try row.decode("type", as: String.self)
+            let span = TraceContext.startSpan(
+                "publish \(type)", continuing: try row.decode("traceparent"), ofKind: .producer)
+            if let span {
+                span.attributes["messaging.system"] = "rabbitmq"
+                span.attributes["messaging.message.id"] = id.uuidString.lowercased()
+                spans.append(span)
+            }
             let schemaVersion = try row.decode("schema_version", as: Int.self)
             let exchange: String? = try row.decode("exchange")
             if exchange == nil && !declaredTypes.contains(type) {
@@ -121,13 +132,14 @@ public struct OutboxRelay: Service {
                     routingKey: try row.decode("routing_key") ?? type,
                     messageId: id.uuidString.lowercased(),
                     type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
-                    traceparent: try row.decode("traceparent"),
+                    traceparent: span.flatMap { TraceContext.traceparent(of: $0.context) },
                     body: Data(try row.decode("payload", as: String.self).utf8)))
             firstTag = firstTag ?? lastTag
             sent.append(try row.decode("seq", as: Int64.self))
         }
         let (nacked, returned) = try broker.waitForConfirms(from: firstTag ?? lastTag, through: lastTag, timeout: 30)
         guard nacked.isEmpty else {
+            for span in spans { span.setStatus(.init(code: .error, message: "refused by the broker")) }
             // NB: rows stay unsent and go again in order; consumers drop the copies that did arrive.
             throw AMQPError("the broker refused \(nacked.count) of \(rows.count) messages")
         }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Tracing
 
 /// Runs single statements that arrive together as one transaction: what arrives while earlier batches commit waits
 /// and goes in the next batch, sent in one round trip and committed once. Each statement keeps its own rows; a batch
@@ -38,14 +39,19 @@ public final class GroupCommit: Sendable {
             defer { handOver() }
             return try await database.query(sql)
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await traced("query in a shared commit") { try await waitForCommit(sql) }
+    }
+
+    /// Queues `sql` for the next batch and waits for its rows.
+    private func waitForCommit(_ sql: SQL) async throws -> PostgresRows {
+        try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLockedValue { state in
                 state.waiting.append((sql, continuation))
                 guard state.inFlight < inFlightLimit else { return false }
                 state.inFlight += 1
                 return true
             }
-            if starts { Task { await commitWaiting() } }
+            if starts { startCommitting() }
         }
     }
 
@@ -55,7 +61,12 @@ public final class GroupCommit: Sendable {
             if state.waiting.isEmpty { state.inFlight -= 1 }
             return !state.waiting.isEmpty
         }
-        if commitsWaiting { Task { await commitWaiting() } }
+        if commitsWaiting { startCommitting() }
+    }
+
+    /// Commits what waits in a task of its own, outside the trace of the statement that started it.
+    private func startCommitting() {
+        Task { await InstrumentationContext.$current.withValue(nil) { await commitWaiting() } }
     }
 
     /// Commits batches of what waits until nothing does.

@@ -67,7 +67,7 @@ public final class PostgresPool: Service, Sendable {
         var attempt = 1
         while true {
             do {
-                return try await withConnection { try $0.query(sql) }
+                return try await traced("query") { try await withConnection { try $0.query(sql) } }
             } catch let error as PostgresError where error.isRetryable && attempt < attempts {
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(10 * attempt))))
@@ -85,8 +85,10 @@ public final class PostgresPool: Service, Sendable {
         var attempt = 1
         while true {
             do {
-                return try await withConnection { connection in
-                    try connection.transaction(isolation: isolation, durable: durable, body)
+                return try await traced("transaction") {
+                    try await withConnection { connection in
+                        try connection.transaction(isolation: isolation, durable: durable, body)
+                    }
                 }
             } catch let error as PostgresError where error.isRetryable && attempt < attempts {
                 attempt += 1

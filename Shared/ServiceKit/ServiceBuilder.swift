@@ -97,8 +97,8 @@ public struct ServiceBuilder {
     }
 }
 
-/// How every service's `main` runs: reads the configuration, sets up logging, builds and runs. A failure to start
-/// prints one line that names the problem and exits with status 1.
+/// How every service's `main` runs: reads the configuration, sets up logging and tracing (`Telemetry`), builds and
+/// runs. A failure to start prints one line that names the problem and exits with status 1.
 public enum ServiceMain {
     public static func run<App: ApplicationProtocol>(
         service: String, defaultPort: Int, build: @Sendable (ServiceConfiguration, Logger) async throws -> App
@@ -106,7 +106,15 @@ public enum ServiceMain {
         do {
             let configuration = try ServiceConfiguration(service: service, defaultPort: defaultPort)
             let logger = ServiceLogging.bootstrap(configuration)
-            try await build(configuration, logger).runService()
+            let tracing = try Telemetry.bootstrap(
+                service: service, environment: configuration.environment, logger: logger)
+            let application = try await build(configuration, logger)
+            // NB: the exporter starts first and stops last, so that the last requests' spans go out too.
+            try await ServiceGroup(
+                configuration: .init(
+                    services: (tracing.map { [$0] } ?? []) + [application],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            ).run()
         } catch {
             fail(service, error)
         }

@@ -12,6 +12,11 @@ public func makeServiceRouter(
     metrics: ServiceMetrics, openAPI: String?, shedding: LoadShedding?
 ) -> Router<ServiceRequestContext> {
     let router = Router(context: ServiceRequestContext.self)
+    if Telemetry.isEnabled(configuration.environment) {
+        // A server span for each request (named by its route, without ids), which the rest of its work continues.
+        // NB: a socket's access token may be in its query.
+        router.add(middleware: TracingMiddleware(redactingQueryParameters: ["access_token"]))
+    }
     // Browsers take every answer as the type it names.
     router.add(middleware: HeaderMiddleware(.xContentTypeOptions, "nosniff"))
     router.add(middleware: MetricsMiddleware(metrics: metrics))

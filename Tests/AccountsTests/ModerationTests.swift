@@ -95,4 +95,94 @@ import Testing
         ).first!.decode("n")
         #expect(stored == 0 && suspended == 0)
     }
+
+    @Test func aRepeatedReportAnswersTheOpenOneAndADayHoldsAtMostTheLimit() async throws {
+        let app = try await AccountsTestApp.make(["REPORTS_PER_DAY": "3"])
+        try await app.test { client in
+            let (token, moderatorToken) = try await Self.studentAndModerator(client, app)
+            var others: [String] = []
+            for name in ["Olli", "Pia", "Rami", "Sami"] {
+                let other = try await client.signUp(name: name)
+                others.append(try #require((other["user"] as? [String: Any])?["id"] as? String))
+            }
+
+            let (first, report) = try await client.post(
+                "/v1/reports", ["userId": others[0], "reason": "spam"], token: token)
+            #expect(first == .created)
+            for _ in 0..<5 {
+                let (again, same) = try await client.post(
+                    "/v1/reports", ["userId": others[0], "reason": "harassment", "detail": "Again"], token: token)
+                #expect(again == .ok && same["id"] as? String == report["id"] as? String)
+                #expect(same["reason"] as? String == "spam" && same["closedAt"] == nil)
+            }
+            // A listing of that person is another subject.
+            let listing = UUID().uuidString
+            let (ofListing, _) = try await client.post(
+                "/v1/reports", ["userId": others[0], "listingId": listing, "reason": "fake"], token: token)
+            #expect(ofListing == .created)
+            let (second, _) = try await client.post(
+                "/v1/reports", ["userId": others[1], "reason": "spam"], token: token)
+            #expect(second == .created)
+
+            // Three today: a fourth subject waits until the first is a day old; a repeat still answers.
+            let (limited, problem) = try await client.execute(
+                uri: "/v1/reports", method: .post,
+                headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                body: JSON.body(["userId": others[2], "reason": "spam"])
+            ) { response in (response, JSON.object(response.body)) }
+            #expect(limited.status == .tooManyRequests)
+            let wait = Int(limited.headers[.retryAfter] ?? "") ?? 0
+            #expect(wait > 86_000 && wait <= 86_400, "Retry-After \(wait)")
+            #expect((problem["detail"] as? String)?.contains("3 reports today") == true)
+            let (repeated, _) = try await client.post(
+                "/v1/reports", ["userId": others[1], "reason": "spam"], token: token)
+            #expect(repeated == .ok)
+
+            // Closed, the subject may be reported again (once the day allows it).
+            let reportId = try #require(report["id"] as? String)
+            let (refused, _) = try await client.post("/v1/reports/\(reportId)/close", [:], token: token)
+            #expect(refused == .forbidden)
+            let (closed, closedReport) = try await client.post(
+                "/v1/reports/\(reportId)/close", [:], token: moderatorToken)
+            #expect(closed == .ok && closedReport["closedAt"] is String)
+            let (unknown, _) = try await client.post(
+                "/v1/reports/\(UUID().uuidString)/close", [:], token: moderatorToken)
+            #expect(unknown == .notFound)
+        }
+        let rows: Int = try await app.database.pool.query(
+            "SELECT count(*) AS n FROM reports WHERE closed_at IS NULL"
+        ).first!.decode("n")
+        #expect(rows == 2)
+    }
+
+    @Test func suspendingAStudentClosesTheReportsOfThem() async throws {
+        let app = try await AccountsTestApp.make()
+        try await app.test { client in
+            let (token, moderatorToken) = try await Self.studentAndModerator(client, app)
+            let trouble = try await client.signUp(name: "Teemu")
+            let troubleId = try #require((trouble["user"] as? [String: Any])?["id"] as? String)
+            let (reported, _) = try await client.post(
+                "/v1/reports", ["userId": troubleId, "reason": "unsafe"], token: token)
+            #expect(reported == .created)
+            let (suspended, _) = try await client.post(
+                "/v1/users/\(troubleId)/suspend", ["reason": "Unsafe"], token: moderatorToken)
+            #expect(suspended == .noContent)
+            let (_, listed) = try await client.get("/v1/reports", token: moderatorToken)
+            let reports = listed["reports"] as? [[String: Any]] ?? []
+            #expect(reports.count == 1 && reports.first?["closedAt"] is String)
+        }
+    }
+
+    /// Aino, a student, and Maija, a moderator of their campus: their access tokens.
+    static func studentAndModerator(_ client: any TestClientProtocol, _ app: AccountsTestApp) async throws -> (
+        student: String, moderator: String
+    ) {
+        let moderatorEmail = "mod\(UUID().uuidString.prefix(8))@helsinki.fi"
+        let aino = try await client.signUp(name: "Aino")
+        let moderator = try await client.signUp(moderatorEmail, name: "Maija")
+        #expect(try await AccountPostgresRepository(database: app.database.pool).makeModerator(email: moderatorEmail))
+        return (
+            try #require(aino["accessToken"] as? String), try #require(moderator["accessToken"] as? String)
+        )
+    }
 }

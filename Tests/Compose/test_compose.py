@@ -323,10 +323,33 @@ def test_gateway_image_renders_the_template_and_alone_is_published():
     assert published == ["8080", "8443"]
     for entry in gateway["ports"]:
         assert entry.startswith("${GATEWAY_BIND:-127.0.0.1}:"), f"{entry}: bind to loopback unless told otherwise"
+    # coturn relays calls' media, which does not pass through the gateway: its own ports, one per host, on loopback
+    # unless told otherwise, its relay range published as it is (the addresses it hands out are the host's).
+    for entry in services()["coturn"]["ports"]:
+        assert entry.startswith("${TURN_BIND:-127.0.0.1}:"), f"{entry}: bind to loopback unless told otherwise"
+    relay = services()["coturn"]["ports"][-1].removeprefix("${TURN_BIND:-127.0.0.1}:").removesuffix("/udp")
+    host, container = relay[: len(relay) // 2], relay[len(relay) // 2 + 1 :]
+    assert host == container, f"{relay}: the relay ports are published as they are"
     for name, service in services().items():
-        if name != "gateway":
+        if name not in ("gateway", "coturn"):
             assert "ports" not in service, f"{name} must not publish a port: replicas would clash"
             assert "container_name" not in service, f"{name} must not fix its container name: it could not scale"
+
+
+def test_gateway_image_serves_the_tiles_it_renders_with_long_caching():
+    dockerfile = (GATEWAY_FILES / "Dockerfile").read_text()
+    entrypoint = (GATEWAY_FILES / "entrypoint.sh").read_text()
+    location = re.search(r"^\s*location ~ \^/tiles/(.*?)^    \}", gateway_template(), re.M | re.S)
+
+    rendered = re.search(r"^RUN /build/deploy/tiles/render\.py (\S+)$", dockerfile, re.M)
+    copied = re.search(r"^COPY --from=tiles (\S+) (\S+)$", dockerfile, re.M)
+    served = re.search(r"^GATEWAY_TILES_ROOT=(\S+)$", entrypoint, re.M)
+
+    assert rendered and copied and served, "the gateway image renders no tiles, or does not serve them"
+    assert copied[1] == rendered[1] and copied[2] == served[1]
+    assert location and "alias ${GATEWAY_TILES_ROOT}/$1;" in location[1]
+    cache = re.search(r'add_header Cache-Control "public, max-age=(\d+)";', location[1])
+    assert cache and int(cache[1]) >= 7 * 24 * 3600, "tiles are cached for long"
 
 
 # --- (d) Compose runs the executables of Package.swift --------------------------------------------------------

@@ -6,6 +6,7 @@ removed at the end."""
 import importlib.util
 import json
 import os
+import random
 import secrets
 import shutil
 import socket
@@ -51,6 +52,10 @@ class Stack:
         self.gateway_port = free_port()
         self.https_port = free_port()
         self.postgres_port = free_port()
+        # coturn's listening port, and a small relay range of its own (published as it is), apart from other stacks'.
+        self.turn_port = free_port()
+        self.turn_tls_port = free_port()
+        self.turn_relay = random.randrange(40_000, 48_000, 10)
         subprocess.run([ROOT / "deploy" / "make-secrets.sh", self.folder], check=True, capture_output=True)
         self.secrets = self.folder / "deploy" / "secrets"
         # Where the images come from: the base images deploy/base-images.sh chose, named in the checkout's .env; the
@@ -62,6 +67,10 @@ class Stack:
             "GATEWAY_HTTP_PORT": str(self.gateway_port),
             "GATEWAY_HTTPS_PORT": str(self.https_port),
             "TEST_POSTGRES_PORT": str(self.postgres_port),
+            "TURN_PORT": str(self.turn_port),
+            "TURN_TLS_PORT": str(self.turn_tls_port),
+            "TURN_MIN_PORT": str(self.turn_relay),
+            "TURN_MAX_PORT": str(self.turn_relay + 9),
             "TARRARE_TAG": os.environ.get("TARRARE_TAG", "test"),
         }
         for key in ("BASE_IMAGE", "SWIFT_IMAGE"):

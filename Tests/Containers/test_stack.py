@@ -3,7 +3,10 @@ containers' gateway, scaled, faults in containers under traffic, clear failures,
 `down` and `up`. The tests run in order on one stack, which is removed at the end."""
 
 import re
+import secrets
 import socket
+import ssl
+import struct
 import subprocess
 import uuid
 from datetime import datetime, timezone
@@ -38,7 +41,7 @@ def system(stack):
     return system_modules(stack)
 
 
-def test_the_whole_system_starts_from_nothing_and_the_story_passes_through_its_gateway(stack):
+def test_the_whole_system_starts_from_nothing_and_the_story_and_a_call_pass_through_its_gateway(stack):
     states = stack.compose("ps", "-a", "--format", "{{.Service}} {{.State}} {{.Health}} {{.ExitCode}}").stdout
     for line in states.splitlines():
         service, state, *rest = line.split()
@@ -46,11 +49,12 @@ def test_the_whole_system_starts_from_nothing_and_the_story_passes_through_its_g
             assert state == "exited" and rest[-1] == "0", line
         else:
             assert state == "running" and rest[0] == "healthy", line
-    # The bundled places were imported (the story then finds them through the gateway), and the web client is served.
+    # The bundled places were imported (the story then finds them through the gateway), and the web client is served;
+    # a call's media goes through the stack's coturn at the relay ports it publishes.
     assert "read 510" in stack.logs("places-import")
     page = httpx.get(f"{stack.gateway}/", timeout=10)
     assert page.status_code == 200 and "<script" in page.text
-    stack.run_system_tests("test_story.py")
+    stack.run_system_tests("test_story.py", "test_call_relay.py")
 
 
 def test_the_image_holds_the_services_compiled_in_it_as_an_operator_builds_it(stack):
@@ -197,7 +201,7 @@ def test_https_with_a_certificate_and_plain_http_redirected(stack):
     subprocess.run([ROOT / "deploy" / "make-secrets.sh", "--tls", "tarrare.test", stack.folder],
                    check=True, capture_output=True)
     certificate = stack.secrets / "tls" / "cert.pem"
-    stack.compose("restart", "gateway")
+    stack.compose("restart", "gateway", "coturn")
     stack.up()
     secure = f"https://localhost:{stack.https_port}"
     answer = httpx.get(f"{secure}/v1/campuses", verify=str(certificate), timeout=10)
@@ -205,10 +209,19 @@ def test_https_with_a_certificate_and_plain_http_redirected(stack):
     plain = httpx.get(f"{stack.gateway}/v1/campuses?x=1", timeout=10)
     assert plain.status_code == 308
     assert plain.headers["location"] == f"https://127.0.0.1:{stack.https_port}/v1/campuses?x=1"
+    # coturn takes the same certificate for TURN over TLS: it answers a STUN binding request over it.
+    with socket.create_connection(("127.0.0.1", stack.turn_tls_port), timeout=10) as connection:
+        context = ssl.create_default_context(cafile=str(certificate))
+        with context.wrap_socket(connection, server_hostname="localhost") as secure_connection:
+            transaction = secrets.token_bytes(12)
+            secure_connection.sendall(struct.pack("!HHI", 0x0001, 0, 0x2112A442) + transaction)
+            answer = secure_connection.recv(2048)
+    kind, _, cookie = struct.unpack("!HHI", answer[:8])
+    assert (kind, cookie, answer[8:20]) == (0x0101, 0x2112A442, transaction), answer
     # And back to plain HTTP for the tests after this one.
     for name in ("cert.pem", "key.pem"):
         (stack.secrets / "tls" / name).unlink()
-    stack.compose("restart", "gateway")
+    stack.compose("restart", "gateway", "coturn")
     stack.up()
 
 

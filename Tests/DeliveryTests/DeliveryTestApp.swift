@@ -4,6 +4,7 @@ import Logging
 import MatchingCore
 import MatchingTestSupport
 import ServiceKit
+import Testing
 
 @testable import Delivery
 
@@ -36,5 +37,18 @@ extension MatchingTestApp {
         try await steps.placeOrder(
             id: nil, caller: caller, restaurantIds: [Self.unicafe.placeId], destination: .building(destination.placeId),
             items: items, runId: run)
+    }
+
+    /// Expects the order matched once: one active match, no pending offer.
+    func expectOneActiveMatch(of orderId: UUID) async throws {
+        let matches: Int = try await service.database.pool.query(
+            "SELECT count(*) AS n FROM matches WHERE order_id = \(orderId) AND status = 'active'"
+        ).first!.decode("n")
+        let status: String = try await service.database.pool.query("SELECT status FROM orders WHERE id = \(orderId)")
+            .first!.decode("status")
+        let pending: Int = try await service.database.pool.query(
+            "SELECT count(*) AS n FROM offers WHERE order_id = \(orderId) AND status = 'pending'"
+        ).first!.decode("n")
+        #expect(matches == 1 && status == "matched" && pending == 0)
     }
 }

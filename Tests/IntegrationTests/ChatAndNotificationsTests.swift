@@ -18,7 +18,8 @@ final class SocketRecorder: Sendable {
                 logger: TestEnvironment.logger
             ) { inbound, _, _ in
                 for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message else { continue }
+                    // NB: not the frame that says the replay is done (NotificationsTests checks it).
+                    guard case .text(let text) = message, !text.isLiveFrame else { continue }
                     frames.withLockedValue { $0.append(text) }
                 }
             }

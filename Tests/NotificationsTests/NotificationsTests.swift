@@ -69,9 +69,11 @@ enum StreamClient {
     /// Connects to the stream and returns the first `count` frames, then waits `quiet` seconds to catch extras;
     /// throws when `count` frames have not come `timeout` seconds after `action`. Frames are also collected in
     /// `received` as they arrive, for a caller that acts on them meanwhile: `action` runs as soon as the socket is
-    /// open (a caller that needs it live waits for that itself).
+    /// open (a caller that needs it live waits for that itself). The frame that says the replay is done
+    /// (`stream.live`) is left out unless `keepLive`.
     static func frames(
         port: Int, token: String, after: Int64 = 0, count: Int, quiet: Double = 0.5, timeout: Double = 60,
+        keepLive: Bool = false,
         into received: NIOLockedValueBox<[String]> = .init([]),
         whileOpen action: (@Sendable (WebSocketOutboundWriter) async throws -> Void)? = nil
     ) async throws -> [[String: Any]] {
@@ -84,7 +86,8 @@ enum StreamClient {
                     try await withThrowingTaskGroup(of: Void.self) { inner in
                         inner.addTask {
                             for try await message in inbound.messages(maxSize: 1 << 20) {
-                                if case .text(let text) = message { received.withLockedValue { $0.append(text) } }
+                                guard case .text(let text) = message, keepLive || !text.isLiveFrame else { continue }
+                                received.withLockedValue { $0.append(text) }
                             }
                         }
                         inner.addTask {
@@ -184,10 +187,17 @@ enum StreamClient {
             for text in ["three", "four", "five"] { try await app.append(to: student, text: text) }
             try await app.append(to: student, type: "match.accepted", text: "accepted")
             try await app.append(to: student, type: "match.completed", text: "completed")
-            let missed = try await StreamClient.frames(port: port, token: token, after: 2, count: 5, quiet: 1)
+            let missed = try await StreamClient.frames(
+                port: port, token: token, after: 2, count: 6, quiet: 1, keepLive: true)
 
             #expect(missed.compactMap { $0["seq"] as? Int } == [3, 4, 5, 6, 7])
-            #expect(missed.compactMap { $0["type"] as? String }.suffix(2) == ["match.accepted", "match.completed"])
+            let entries = missed.filter { $0["seq"] != nil }
+            #expect(entries.compactMap { $0["type"] as? String }.suffix(2) == ["match.accepted", "match.completed"])
+            // Once the replay is done the socket says so, with the last seq it replayed (an entry stored meanwhile
+            // may follow it live).
+            let live = try #require(missed.firstIndex { $0["type"] as? String == "stream.live" })
+            let replayed = missed[..<live].compactMap { $0["seq"] as? Int }
+            #expect((missed[live]["data"] as? [String: Any])?["seq"] as? Int == replayed.last ?? 2)
             let (status, polled) = try await client.execute(
                 uri: "/v1/notifications?after=5", method: .get, headers: [.authorization: "Bearer \(token)"]
             ) {

@@ -16,21 +16,14 @@ import pika
 import pytest
 
 from conftest import GATEWAY, ROOT, Student, database, eventually
-from traffic import Pair, Traffic, verify
+from traffic import Traffic, pairs_near_campus, verify
 
 PAIRS = 4
 
 
 @pytest.fixture(scope="module")
 def pairs(system):
-    """Students in pairs, each pair at its own restaurant near the campus heading to a building nearby."""
-    scout = Student("Scout")
-    centre = scout.get("/v1/places", q="porthania", kind="building", limit=1).json()["places"][0]
-    near = lambda kind: scout.get(
-        "/v1/places/nearby", lat=centre["latitude"], lon=centre["longitude"], radius=500, kind=kind, limit=20,
-    ).json()["places"]
-    restaurants, buildings = near("restaurant"), near("building")
-    return [Pair(index, restaurants[index]["id"], buildings[index]["id"]) for index in range(PAIRS)]
+    return pairs_near_campus(PAIRS)
 
 
 def infra(*arguments):

@@ -32,6 +32,8 @@ RUN_TIMEOUT_SECONDS = 300
 # Ids of real resources (a run, an order, its offer, the match and its conversation), handed to the schemathesis
 # process, whose hooks (below) mix them into the generated ids so that requests reach past 404.
 KNOWN_IDS_VARIABLE = "OPENAPI_KNOWN_IDS"
+# Which statuses count as refusing invalid input (413 among them).
+CONFIG_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemathesis.toml")
 
 CHECKS = [
     "not_a_server_error",
@@ -213,6 +215,8 @@ def test_service_answers_as_its_openapi_description_says(
         pytest.fail(f"{service} does not serve its description at {schema_url} ({error}); is the stack up (scripts/up)?")
 
     command = _schemathesis_command() + [
+        "--config-file",
+        CONFIG_FILE,
         "--no-color",
         "run",
         schema_url,

@@ -117,6 +117,17 @@ class Pair:
         self.deliveries += 1
 
 
+def pairs_near_campus(count):
+    """`count` pairs of students, each pair at its own restaurant near the campus heading to a building nearby."""
+    scout = Student("Scout")
+    centre = scout.get("/v1/places", q="porthania", kind="building", limit=1).json()["places"][0]
+    near = lambda kind: scout.get(
+        "/v1/places/nearby", lat=centre["latitude"], lon=centre["longitude"], radius=500, kind=kind, limit=20,
+    ).json()["places"]
+    restaurants, buildings = near("restaurant"), near("building")
+    return [Pair(index, restaurants[index]["id"], buildings[index]["id"]) for index in range(count)]
+
+
 class Traffic:
     """`pairs` pairs delivering on threads until stopped."""
 
@@ -197,7 +208,12 @@ def verify(env, pairs, since, timeout=120.0):
             " GROUP BY user_id, type, data HAVING count(*) > 1").fetchall()
     assert gaps == [], f"feeds with gaps: {gaps}"
     assert repeats == [], f"feed entries applied twice: {repeats}"
+    verify_feeds(pairs)
 
+
+def verify_feeds(pairs):
+    """Every student's feed, read through the gateway, is gapless with no repeats, and every confirmed message
+    reached its recipient exactly once."""
     for pair in pairs:
         for student_id, feed in pair.feeds.items():
             feed.poll()

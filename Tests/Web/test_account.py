@@ -12,6 +12,8 @@ from conftest import PASSWORD
 def test_sign_up_shows_the_campus_error_then_stays_logged_in_across_reloads_until_logout(browsers):
     anna = browsers("Anna")
     anna.open("/")
+    anna.find("form[aria-label='Log in']")
+    anna.accessible("the log-in screen")
     anna.screenshot("login")
     anna.click("Sign up")
     anna.type("Name", "Anna")
@@ -22,6 +24,7 @@ def test_sign_up_shows_the_campus_error_then_stays_logged_in_across_reloads_unti
     error = anna.find("input[name='email'][aria-invalid='true'] ~ .field-error")
     assert "example.com is not the email domain of a campus" in error.text and "400" not in error.text
     assert "helsinki.fi" in anna.text_of("section.auth .hint")
+    anna.accessible("the sign-up screen with a field's error")
     anna.screenshot("signup-error")
 
     anna.type("Campus email", anna.email)
@@ -34,6 +37,7 @@ def test_sign_up_shows_the_campus_error_then_stays_logged_in_across_reloads_unti
     anna.wait_live()
     anna.tab("me")
     assert anna.field("Name").get_attribute("value") == "Anna"
+    anna.accessible("Me")
     # Tokens never travel in the page's address.
     assert "token" not in anna.driver.current_url
 
@@ -55,6 +59,7 @@ def test_sign_up_shows_the_campus_error_then_stays_logged_in_across_reloads_unti
     anna.type("Password", "wrong password")
     anna.click("Log in")
     assert anna.find("form[aria-label='Log in'] .form-error").text
+    anna.accessible("the log-in screen with an error")
     anna.type("Password", PASSWORD)
     anna.click("Log in")
     anna.wait_live()
@@ -85,22 +90,9 @@ def test_the_gateway_serves_the_page_with_a_strict_content_security_policy(gatew
 
 
 def test_a_student_deletes_her_account_with_her_password_and_her_messages_show_as_removed(browsers):
-    from test_tutoring import make_profile
+    from test_tutoring import matched_in_chat
 
-    course = f"WEB-{uuid.uuid4().int % 10**6}"
-    tomas = browsers("Tomas").sign_up()
-    sofia = browsers("Sofia").sign_up()
-    make_profile(tomas, "tutor", course, "Topology")
-    tomas.click("Save profile")
-    tomas.sees("No more cards for now")
-    make_profile(sofia, "student", course, "Open sets")
-    sofia.click("Save profile")
-    sofia.click("Like", within=sofia.find(".tutoring-card"))
-    tomas.click("Look again")
-    tomas.wait(lambda: tomas.find(".tutoring-card h3").text == "Sofia")
-    tomas.click("Like", within=tomas.find(".tutoring-card"))
-    sofia.click("Open chat", within=sofia.find(".match"))
-    sofia.wait(lambda: sofia.text_of("#chat-title") == "Tomas")
+    tomas, sofia = matched_in_chat(browsers, "WEB")
     text = f"My number is 040 {uuid.uuid4().int % 10**7}"
     sofia.type("Message", text)
     sofia.click("Send")
@@ -111,10 +103,12 @@ def test_a_student_deletes_her_account_with_her_password_and_her_messages_show_a
     # A wrong password deletes nothing; the field says so.
     sofia.tab("me")
     sofia.press(sofia.find("details.delete-account summary"))
+    sofia.accessible("Me with the account's deletion open")
     sofia.type("Your password", "not my password")
     sofia.click("Delete my account")
     error = sofia.find("input[name='password'][aria-invalid='true'] ~ .field-error")
     assert "wrong" in error.text and "nothing was deleted" in error.text
+    sofia.accessible("the account's deletion refused")
     sofia.screenshot("delete-refused")
     sofia.type("Your password", PASSWORD)
     sofia.click("Delete my account")
@@ -127,12 +121,12 @@ def test_a_student_deletes_her_account_with_her_password_and_her_messages_show_a
     sofia.click("Log in")
     assert sofia.find("form[aria-label='Log in'] .form-error").text
 
-    # Tomas's chat closes; what she wrote shows as removed, under a deleted account.
+    # Tomas's open chat closes, and what she wrote shows as removed at once (message.removed), without a reload.
     tomas.sees("This chat is closed.")
-    tomas.driver.refresh()
     tomas.wait(lambda: [bubble.text.split("\n")[0] for bubble in tomas.all(".messages li")]
                == ["This message was removed."])
     assert text not in tomas.find("body").text
+    tomas.accessible("a closed chat with a removed message")
     tomas.screenshot("message-removed")
 
     sofia.click("Sign up")

@@ -29,6 +29,7 @@ def test_an_otaniemi_student_sees_their_campus_named_and_every_map_on_it(browser
     aino.sees("aalto.fi")
     hint = aino.text_of("section.auth .hint")
     assert "aalto.fi (Aalto University, Otaniemi)" in hint and "helsinki.fi" in hint
+    aino.accessible("the sign-up screen")
     aino.screenshot("signup")
 
     aino.sign_up()
@@ -41,6 +42,7 @@ def test_an_otaniemi_student_sees_their_campus_named_and_every_map_on_it(browser
     for tab in ("delivery", "exchange", "rides"):
         aino.tab(tab)
         centres[tab] = aino.wait(lambda: aino.js(MAP_CENTRES), message=f"no map on the {tab} tab")
+        aino.accessible(f"the {tab} tab with its map")
         aino.screenshot(f"{tab}-map")
 
     south, west, north, east = OTANIEMI

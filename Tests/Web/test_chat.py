@@ -64,6 +64,7 @@ def test_messages_arrive_live_and_a_cut_socket_shows_what_was_missed_once(browse
     entry = hanna.find(f"a.conversation[data-id='{match_id.lower()}']")
     assert "Joonas" in entry.text
     hanna.wait(lambda: hanna.find("#unread").text == "1")
+    hanna.accessible("the chats with an unread one")
     hanna.screenshot("chats")
     entry.click()
     hanna.wait(lambda: shown_messages(hanna) == ["Hei Hanna!"])
@@ -77,6 +78,7 @@ def test_messages_arrive_live_and_a_cut_socket_shows_what_was_missed_once(browse
     assert [message["text"] for message in history][:1] == ["Moi! Kaisa-talo at two?"]
     send(partner, match_id, "Sounds good")
     hanna.wait(lambda: shown_messages(hanna)[-1:] == ["Sounds good"])
+    hanna.accessible("a conversation")
     hanna.screenshot("conversation")
 
     # The network goes; the socket drops; three messages come meanwhile.
@@ -85,6 +87,7 @@ def test_messages_arrive_live_and_a_cut_socket_shows_what_was_missed_once(browse
     hanna.driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
     hanna.js("tarrare.feed.drop()")
     hanna.wait(lambda: hanna.connection() != "live")
+    hanna.accessible("a conversation offline")
     hanna.screenshot("offline")
     missed = ["Are you there?", "I'll wait by the door", "See you"]
     for text in missed:

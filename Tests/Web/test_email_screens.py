@@ -30,6 +30,7 @@ def test_a_code_sent_again_is_throttled_and_only_the_newest_confirms(browsers):
     ella = browsers("Ella")
     up_to_the_confirm_screen(ella)
     assert ella.email in ella.text_of("section.auth .hint")
+    ella.accessible("the email's confirmation")
     # NB: the sign-up's mail first, so that the one asked for next is the only one after `since`.
     first = code_in(mail_to(ella.email, CONFIRM))
     since = time.time_ns()
@@ -39,6 +40,7 @@ def test_a_code_sent_again_is_throttled_and_only_the_newest_confirms(browsers):
     ella.wait(lambda: ella.text_of(STATUS) == "A new code is on its way.", message="the resend was not acknowledged")
     ella.click("Send the code again")
     ella.wait(lambda: "Try again in" in ella.text_of(STATUS), message="the second resend was not throttled")
+    ella.accessible("the email's confirmation, a resend throttled")
     ella.screenshot("resend-throttled")
     mail_to(ella.email, CONFIRM, after=since)
     newest = code_in(mails_to(ella.email, CONFIRM, after=since)[-1])
@@ -48,6 +50,7 @@ def test_a_code_sent_again_is_throttled_and_only_the_newest_confirms(browsers):
         ella.type("Code", first)
         ella.click("Confirm", within=ella.find(CONFIRM_FORM))
         assert "wrong" in ella.find("input[name='code'][aria-invalid='true'] ~ .field-error").text
+        ella.accessible("the email's confirmation, a wrong code")
     ella.type("Code", newest)
     ella.click("Confirm", within=ella.find(CONFIRM_FORM))
     ella.find(TABS)
@@ -66,6 +69,7 @@ def test_the_link_in_the_mail_confirms_the_address_and_the_page_asks_to_log_in(b
     assert lauri.find("section.auth .notice").text == "Your email is confirmed. Log in."
     assert lauri.field("Email").get_attribute("value") == lauri.email
     assert "verify" not in lauri.driver.current_url
+    lauri.accessible("the log-in screen after the mail's link")
     lauri.screenshot("link-confirmed")
     lauri.type("Password", PASSWORD)
     lauri.click("Log in")
@@ -79,11 +83,14 @@ def test_a_student_who_forgot_her_password_sets_a_new_one_with_the_mailed_code(b
         signed_up(http, kaisa.email, "Kaisa")
     kaisa.open("/")
     kaisa.click("Forgot your password?")
+    kaisa.find("form[aria-label='Reset your password']")
+    kaisa.accessible("the forgotten password")
     kaisa.type("Email", kaisa.email)
     since = time.time_ns()
     kaisa.click("Send the code")
     kaisa.find("form[aria-label='Set a new password']")
     assert kaisa.email in kaisa.text_of("section.auth .hint")
+    kaisa.accessible("the new password")
     kaisa.screenshot("reset")
     kaisa.type("Code", code_in(mail_to(kaisa.email, RESET, after=since)))
     kaisa.type("New password", new_password)

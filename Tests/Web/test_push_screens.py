@@ -176,6 +176,7 @@ def test_a_pushed_message_shows_a_notification_per_chat_that_opens_the_chat(brow
         # worker's `notificationclick` handling (openScreen) is run on the shown notification's own route.
         pia.tab("me")
         pia.find("section.device-notifications")
+        pia.accessible("Me with notifications on this device")
         worker = devtools.attach("service_worker", pia.gateway + "/sw.js")
         clicked = devtools.send("Runtime.evaluate", {
             "expression": f"self.registration.getNotifications({{tag: {json.dumps(chat)}}})"
@@ -184,6 +185,9 @@ def test_a_pushed_message_shows_a_notification_per_chat_that_opens_the_chat(brow
         assert clicked["result"].get("value") == "opened", clicked
         pia.wait(lambda: pia.js("return location.hash") == chat, message="the notification did not open its chat")
         pia.find("nav#tabs a[data-tab='chats'][aria-current='page']")
+        # That chat is not one of hers: the screen says so once chat has been asked long enough.
+        pia.find("section.chat p.notice:not([hidden])")
+        pia.accessible("a chat a notification opened")
         pia.screenshot("opened")
     finally:
         devtools.close()
@@ -211,6 +215,7 @@ def test_turning_on_notifications_where_the_browser_cannot_subscribe_says_why_an
     assert "push service" in said or "does not send notifications" in said, said
     assert noa.button("Turn on notifications").is_displayed()
     assert noa.js("return localStorage.getItem('tarrare.pushDevice')") is None
+    noa.accessible("Me with notifications refused")
     noa.screenshot("refused")
 
     session = noa.js("return JSON.parse(localStorage.getItem('tarrare.session'))")

@@ -75,12 +75,15 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
 
     ville.tab("rides")
     ville.click("Drive")
+    ville.field("Car")
+    ville.accessible("rides: the driver's car asked for")
     ville.type("Car", CAR)
     ville.type("Seats", "3")
     ville.click("Save driver profile")
     ville.click("Go online")
     ville.click_map(".ride-map", 0, 0)
     ville.sees("You are online")
+    ville.accessible("rides: the driver online")
     online_at = point_of(ville, ".my-position")
     ville.wait_live()
 
@@ -90,11 +93,13 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     rosa.click_map(".ride-map", random.randint(-90, 90), random.randint(-70, 70))
     rosa.wait(lambda: point_of(rosa, "p.spot"))
     rosa.type("Note for the driver (optional)", "By the main door")
+    rosa.accessible("rides: the rider's request")
     rosa.screenshot("request-form")
     rosa.click("Ask for a ride")
     rosa.find("section.ride[data-status='open']")
     rosa.sees("Looking for a driver")
     ride_id = rosa.wait(lambda: re.search(r"#/rides/([0-9a-fA-F-]{36})$", rosa.driver.current_url)).group(1).lower()
+    rosa.accessible("rides: the rider waiting for a driver")
     rosa.screenshot("waiting")
 
     # The socket's offer brings the request to the driver's list. NB: waited for longer than the list's 15 s refresh,
@@ -103,15 +108,19 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     assert f"Rosa {suffix}" in request.text and "By the main door" in request.text
     away = re.fullmatch(r"(\d+) m away", request.find_element(By.CSS_SELECTOR, ".distance").text)
     assert away and 0 <= int(away.group(1)) < 300
+    ville.accessible("rides: the requests near the driver")
     ville.screenshot("requests")
     ville.click("Accept", within=request)
     ville.find("section.ride[data-side='driver'][data-status='accepted']")
+    ville.accessible("rides: the driver's ride accepted")
 
     rosa.find("section.ride[data-side='rider'][data-status='accepted']")
     rosa.sees(CAR)
+    rosa.accessible("rides: the rider's ride accepted")
     # The Rides tab leads back to the ride under way (the server knows it, so another device would too).
     rosa.tab("rides")
     rosa.sees("Your driver is on the way.")
+    rosa.accessible("rides: the rider's request with a ride under way")
     rosa.click("Go to your ride")
     rosa.find("section.ride[data-side='rider'][data-status='accepted']")
     rosa.wait(lambda: near(point_of(rosa, ".driver-position"), online_at), message="the driver's marker never showed")
@@ -144,6 +153,7 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     ville.wait(lambda: "4 tries left" in ville.text_of(".start-ride .field-error"),
                message="the wrong code's problem never showed at the field")
     assert ville.field("Rider's code").get_attribute("aria-invalid") == "true"
+    ville.accessible("rides: the rider's code refused")
     ville.screenshot("wrong-code")
     ville.find("section.ride[data-status='arrived']")
     enter_code(ville, code)
@@ -157,6 +167,8 @@ def test_the_rider_watches_the_driver_come_on_the_map_until_the_ride_ends(browse
     rosa.find("section.ride[data-status='completed']")
     rosa.sees("Ride completed")
     assert not rosa.all(".ride-map path.marker-driver")
+    rosa.accessible("rides: the rider's ride completed")
+    ville.accessible("rides: the driver's ride completed")
 
     ville.click("Back to driving")
     ville.click("Go offline")
@@ -220,11 +232,13 @@ def test_a_rider_is_asked_before_a_request_is_cancelled(browsers):
 
     rosa.click("Cancel request")
     rosa.sees("Cancel your request? Drivers stop seeing it.")
+    rosa.accessible("rides: cancelling asked")
     rosa.click("Keep it")
     rosa.find("section.ride[data-status='open']")
     rosa.click("Cancel request")
     rosa.click("Yes, cancel")
     rosa.find("section.ride[data-status='cancelled']")
     rosa.sees("Ride cancelled")
+    rosa.accessible("rides: the ride cancelled")
     rosa.click("Ask for another ride")
     rosa.find("form[aria-label='Ask for a ride']")

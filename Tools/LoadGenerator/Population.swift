@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import TarrareClient
 
 /// A student of the simulated campus, signed up for this run, with the socket and mailbox of their feed. The
 /// socket sends offers, chat messages and positions to the ledger, and every entry to the mailbox.
@@ -128,23 +129,34 @@ struct Population: Sendable {
         return Population(students: students, restaurants: restaurants, buildings: buildings)
     }
 
+    /// One student signed up through the Swift package, as an app signs up (its retries after a 503 included).
     private static func signUp(
         index: Int, runTag: String, gateway: Gateway, ledger: Ledger, measurements: Measurements, logger: Logger
     ) async throws -> Student? {
         let email = "load.\(runTag).\(index)@\(campus)"
         let password = "Campus-\(UUID().uuidString.prefix(12))"
+        let client = TarrareClient(serverURL: URL(string: gateway.baseURL)!, logger: logger)
         for attempt in 1...3 {
-            let answer = await gateway.call(
-                .POST, "/v1/auth/signup", token: nil,
-                body: ["email": email, "password": password, "name": "Student \(index)"])
-            if let answer, answer.isSuccess, let token = answer.json.string("accessToken"),
-                let id = answer.json.object("user")?.id("id")
-            {
+            let start = Stopwatch.now()
+            do {
+                let outcome = try await client.signUp(email: email, password: password, name: "Student \(index)")
+                measurements.record("POST /v1/auth/signup", seconds: Stopwatch.now() - start)
+                guard case .signedIn(let user) = outcome, let tokens = try await client.session.current() else {
+                    throw LoadError("the campus asks sign-ups to prove their email: run the system without SMTP_URL")
+                }
                 return Student(
-                    index: index, id: id, email: email, password: password, token: token, gateway: gateway,
-                    ledger: ledger, measurements: measurements, logger: logger)
+                    index: index, id: user.id.lowercased(), email: email, password: password,
+                    token: tokens.accessToken, gateway: gateway, ledger: ledger, measurements: measurements,
+                    logger: logger)
+            } catch let error as LoadError {
+                throw error
+            } catch {
+                let problem = TarrareClient.problem(of: error)
+                if problem?.status == 409 {
+                    throw LoadError("\(email) exists already: run tags must differ between runs")
+                }
+                measurements.recordError("POST /v1/auth/signup", problem.map { String($0.status) } ?? "\(error)")
             }
-            if answer?.status == 409 { throw LoadError("\(email) exists already: run tags must differ between runs") }
             try await Task.sleep(for: .seconds(attempt))
         }
         measurements.count("students who could not sign up")

@@ -116,8 +116,9 @@ export function describe(error) {
 }
 
 /** A button that asks before it acts. Pressed, it puts `question` with a `yes` and a `no` button in place of what its
- *  row (the button's parent) holds: `no` puts the row back, `yes` waits while `act()` runs. A failure puts the row
- *  back and goes to `failed(error)` (a toast when not given); on success, what `act` changed redraws the screen. */
+ *  row (the button's parent) holds: `no` (or Escape) puts the row back, `yes` waits while `act()` runs. A failure puts
+ *  the row back and goes to `failed(error)` (a toast when not given); on success, what `act` changed redraws the
+ *  screen. Focus goes to `no`, and back to the button with the row. */
 export function confirmButton(text, props, { question, yes, no = "Keep it", act, failed }) {
   const button = h("button", { type: "button", class: "danger", ...props }, text);
   button.addEventListener("click", () => {
@@ -140,7 +141,10 @@ export function confirmButton(text, props, { question, yes, no = "Keep it", act,
       }
     });
     const id = `question-${++nextId}`;
-    replace(row, h("div", { class: "confirm", role: "group", "aria-labelledby": id },
+    const escape = (event) => {
+      if (event.key === "Escape" && !keep.disabled) back();
+    };
+    replace(row, h("div", { class: "confirm", role: "group", "aria-labelledby": id, onkeydown: escape },
       h("p", { class: "question", id }, question),
       h("div", { class: "actions" }, sure, keep)));
     keep.focus();

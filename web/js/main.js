@@ -2,6 +2,7 @@
 // socket, the unread badge and the notices of what arrived.
 
 import { api } from "./api.js";
+import { callDesk } from "./calls.js";
 import { feed } from "./feed.js";
 import { h, replace, toast } from "./dom.js";
 import * as auth from "./views/auth.js";
@@ -12,6 +13,7 @@ import { flows } from "./flows.js";
 const views = { ...Object.fromEntries(flows.map((module) => [module.flow.name, module])), chats, me };
 const home = flows[0].flow.name;
 const view = document.getElementById("view");
+const calls = callDesk({ api, feed });
 let unmount = null;
 let campus = null;
 
@@ -20,6 +22,7 @@ function context(params) {
   return {
     api,
     feed,
+    calls,
     params,
     campus,
     user: api.user,

@@ -1,16 +1,20 @@
-// Maps with Leaflet (Debian's libjs-leaflet, served by the gateway at /vendor/leaflet/). OpenStreetMap's tiles show
-// when the browser is online; the markers are vectors, so they show without tiles too. Each flow names the kinds of
-// marker it puts on a map; the map knows none.
+// Maps with Leaflet (Debian's libjs-leaflet, served by the gateway at /vendor/leaflet/). The base map's tiles come from
+// the gateway's settings (/config.js, TILE_URL): by default the gateway's own, rendered from the bundled OpenStreetMap
+// extract; the markers are vectors, so they show without tiles too. Each flow names the kinds of marker it puts on a
+// map; the map knows none.
 
 import * as L from "/vendor/leaflet/leaflet.esm.js";
+import { tileUrl } from "/config.js";
+
+// The gateway's own tiles exist at the zooms the import renders (deploy/tiles/render.py); another server's at its own.
+// NB: the map itself may go further out than the tiles: points kilometres apart still fit on one map.
+const zooms = tileUrl.startsWith("/tiles/") ? { minZoom: 13, maxZoom: 18 } : { minZoom: 0, maxZoom: 19 };
 
 /** A map in `element` around `center` ({lat, lon}); answers helpers to put markers on it. */
 export function campusMap(element, center, zoom = 16) {
-  const map = L.map(element, { zoomControl: true, attributionControl: true }).setView([center.lat, center.lon], zoom);
-  L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {
-    maxZoom: 19,
-    attribution: "© OpenStreetMap contributors",
-  }).addTo(map);
+  const map = L.map(element, { zoomControl: true, attributionControl: true, maxZoom: zooms.maxZoom })
+    .setView([center.lat, center.lon], zoom);
+  L.tileLayer(tileUrl, { ...zooms, attribution: "© OpenStreetMap contributors" }).addTo(map);
   const layer = L.layerGroup().addTo(map);
   // A map made while its element was hidden or resizing measures itself again.
   const observer = new ResizeObserver(() => map.invalidateSize());

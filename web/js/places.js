@@ -17,7 +17,9 @@ export function placeSearch({ api, label, name, kind, near, hint, placeholder, o
   let chosen = null;
   let asked = 0;
   let timer = null;
-  const input = h("input", { name, type: "search", autocomplete: "off", spellcheck: false, placeholder, enterkeyhint: "search" });
+  // A text field: its suggestions take the place of the browser's own (autocomplete off, which axe-core's checks accept
+  // on text fields only).
+  const input = h("input", { name, type: "text", autocomplete: "off", spellcheck: false, placeholder, enterkeyhint: "search" });
   const list = h("ul", { class: "suggestions", hidden: true });
   const status = h("p", { class: "hint suggestions-status", role: "status", "aria-live": "polite" });
   const element = h("div", { class: "place-search" }, field(label, input, hint));

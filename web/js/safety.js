@@ -26,13 +26,20 @@ export function safetyActions(api, { userId, name, listingId, onBlocked }) {
 function reportButton(api, userId, name, listingId) {
   const place = h("div", { class: "report" });
   const open = h("button", { type: "button", class: "link" }, `Report ${name}`);
-  const close = () => replace(place, open);
+  // The form gone, the focus goes back to the button that opened it rather than to the page's start.
+  const close = () => {
+    replace(place, open);
+    open.focus();
+  };
   open.addEventListener("click", () => {
     const reason = h("select", { name: "reason", required: true },
       h("option", { value: "" }, "Choose one"),
       Object.entries(reasons).map(([value, text]) => h("option", { value }, text)));
     const detail = h("textarea", { name: "detail", rows: 3, maxlength: 2000, placeholder: "What happened (optional)" });
-    replace(place, form({ "aria-label": `Report ${name}` }, [
+    const escape = (event) => {
+      if (event.key === "Escape") close();
+    };
+    replace(place, form({ "aria-label": `Report ${name}`, onkeydown: escape }, [
       field("Why", reason),
       field("What happened", detail),
       h("div", { class: "actions" },

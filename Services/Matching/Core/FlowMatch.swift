@@ -26,6 +26,8 @@ public struct FlowMatch: Sendable {
         case completed, cancelled, unmatched
         /// One member blocked the other.
         case blocked
+        /// What the match was about went to someone else, or was taken back by whoever offered it.
+        case superseded, withdrawn
     }
 
     /// Publishes `match.opened` in the connection's open transaction.

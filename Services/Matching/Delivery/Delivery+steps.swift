@@ -52,29 +52,9 @@ public struct DeliverySteps: Sendable {
                 try DeliveryAccess.checkRetry(ownerId: existing.delivererId, userId: caller.userId)
                 return existing
             }
-            let id = id ?? UUID()
-            let restaurant = try ReadModels.place(
-                restaurantId,
-                in: try ReadModels.liveNames(
-                    of: [restaurantId], campus: caller.campus, kind: "restaurant", on: repository.connection),
-                what: "restaurant")
-            let destination = try ReadModels.place(
-                destinationId,
-                in: try ReadModels.liveNames(
-                    of: [destinationId], campus: caller.campus, kind: "building", on: repository.connection),
-                what: "destination building")
-            let closesAt = Date().addingTimeInterval(TimeInterval(minutes * 60))
-            guard
-                try repository.insertRun(
-                    id: id, deliverer: caller, restaurantId: restaurantId, destinationId: destinationId,
-                    capacity: capacity, closesAt: closesAt)
-            else { throw MatchingError.conflict("You already have an open run; check out of it first.") }
-            try steps.addTimer(.run, id, due: closesAt)
-            try Outbox.append(
-                RunOpened(
-                    runId: id, campus: caller.campus, delivererId: caller.userId, restaurant: restaurant,
-                    destination: destination, capacity: capacity, closesAt: closesAt, version: 1),
-                on: repository.connection)
+            let id = try steps.checkIn(
+                caller, runId: id ?? UUID(), restaurantId: restaurantId, destinationId: destinationId,
+                capacity: capacity, minutes: minutes)
             // A run that opens later is matched against the orders already waiting there.
             try steps.fillSeats(of: id)
             return try repository.run(id: id)!
@@ -174,46 +154,6 @@ public struct DeliverySteps: Sendable {
             try repository.openOrders(
                 campus: caller.campus, callerId: caller.userId, from: point, restaurantId: restaurantId, limit: limit,
                 after: cursor)
-        }
-    }
-
-    /// The caller takes an order from the open requests with their open run (`runId`, when they say which): the
-    /// same match as an accepted offer's. Whichever of a take and an offer's accept comes first wins; the other is
-    /// refused (409). The order's pending offer, if any, is withdrawn.
-    public func take(orderId: UUID, runId: UUID?, caller: Identity) async throws -> Match {
-        try await transaction { repository in
-            let steps = timerSteps(repository)
-            // NB: offer, then order, then run, as accepting locks them, so that the two do not deadlock.
-            try repository.lockPendingOffers(orderId: orderId)
-            let order = try DeliveryAccess.openOrder(try repository.lockOrder(id: orderId), campus: caller.campus)
-            guard try !ReadModels.isBlocked(order.ordererId, caller.userId, on: repository.connection) else {
-                throw MatchingError.notFound("order")
-            }
-            let runs = try repository.openRuns(delivererId: caller.userId, campus: caller.campus)
-            guard let candidate = runId.map({ id in runs.first { $0.id == id } }) ?? runs.first else {
-                throw runId == nil
-                    ? MatchingError.conflict("Check in at one of the order's restaurants to take it.")
-                    : MatchingError.notFound("open run of yours")
-            }
-            guard let run = try repository.lockRun(id: candidate.id) else { throw MatchingError.notFound("run") }
-            // The order's own pending offer gives its seat back before the run's free seats are counted.
-            let withdrawn = try repository.withdrawPendingOffers(orderId: orderId)
-            let status = try order.taken(
-                by: caller.userId, with: run,
-                freeSeats: try repository.freeSeats(runId: run.id))
-            for (offer, _) in withdrawn {
-                try Outbox.append(OfferWithdrawn(offer: offer, reason: "orderTaken"), on: repository.connection)
-            }
-            let (match, version) = try steps.makeMatch(order: order, status: status, run: run)
-            try Outbox.append(
-                OrderTaken(
-                    orderId: order.id, matchId: match.id, ordererId: order.ordererId, delivererId: caller.userId,
-                    delivererName: match.delivererName, version: version),
-                on: repository.connection)
-            for (_, otherRunId) in withdrawn where otherRunId != run.id {
-                try steps.fillSeats(of: otherRunId)
-            }
-            return match
         }
     }
 

@@ -33,7 +33,7 @@ struct DeliveryTimerSteps {
             return building
         case .point(let point):
             try settings.campuses.require(point, of: campus, field: "destination")
-            let near = try repository.nearestBuildingName(to: point, campus: campus)
+            let near = try repository.nearestBuilding(to: point, campus: campus, within: 500)?.name
             return PlaceSummary(
                 id: nil, name: near.map { "Near \($0)" } ?? "A point on the campus", latitude: point.lat,
                 longitude: point.lon)

@@ -52,6 +52,10 @@ struct DeliveryController: Sendable {
     struct TakeRequest: Decodable {
         /// Which of the caller's open runs takes the order; their open run when nil.
         var runId: UUID?
+        /// Without an open run: the order's restaurant to check in at, or else the deliverer's position, from which
+        /// the nearest of them is chosen (else the order's first).
+        var restaurantId: UUID?
+        var position: PositionRequest?
     }
 
     struct PositionRequest: Decodable {
@@ -113,8 +117,11 @@ struct DeliveryController: Sendable {
 
     func take(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Match> {
         let input = try await request.decodeJSON(as: TakeRequest.self, context: context, emptyAs: TakeRequest())
+        let position = try input.position.map { try GeoPoint.validated(lat: $0.lat, lon: $0.lon, field: "position") }
         let match = try await steps.take(
-            orderId: try context.id("order"), runId: input.runId, caller: try context.requireIdentity())
+            orderId: try context.id("order"), runId: input.runId,
+            checkIn: TakeCheckIn(restaurantId: input.restaurantId, position: position),
+            caller: try context.requireIdentity())
         return EditedResponse(status: .created, response: match)
     }
 

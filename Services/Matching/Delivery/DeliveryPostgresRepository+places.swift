@@ -57,15 +57,29 @@ extension DeliveryPostgresRepository {
         ).first.map { try PlaceSummary(row: $0, prefix: "") }
     }
 
-    /// The name of the campus's building nearest `point` (within 500 m), for a destination given as a point.
-    func nearestBuildingName(to point: GeoPoint, campus: String) throws -> String? {
+    /// The campus's live building nearest `point`, within `meters` when given.
+    func nearestBuilding(to point: GeoPoint, campus: String, within meters: Double?) throws -> (id: UUID, name: String)?
+    {
+        let distance: SQL = "ST_Distance(\(GeoPoint.geography(lat: "latitude", lon: "longitude")), \(point.geography))"
+        let near: SQL = meters.map { "AND \(distance) <= \($0)" } ?? ""
+        return try connection.query(
+            """
+            SELECT id, name FROM places
+            WHERE campus = \(campus) AND kind = 'building' AND NOT is_retired \(near)
+            ORDER BY \(distance) LIMIT 1
+            """
+        ).first.map { (try $0.decode("id"), try $0.decode("name")) }
+    }
+
+    /// Of `ids`, the live place nearest `point`; nil without a point or when none is live.
+    func nearest(of ids: [UUID], to point: GeoPoint?) throws -> UUID? {
+        guard let point else { return nil }
         let distance: SQL = "ST_Distance(\(GeoPoint.geography(lat: "latitude", lon: "longitude")), \(point.geography))"
         return try connection.query(
             """
-            SELECT name FROM places
-            WHERE campus = \(campus) AND kind = 'building' AND NOT is_retired AND \(distance) <= 500
+            SELECT id FROM places WHERE id = ANY(\(ids.map(\.uuidString))::uuid[]) AND NOT is_retired
             ORDER BY \(distance) LIMIT 1
             """
-        ).first?.decode("name")
+        ).first?.decode("id")
     }
 }

@@ -18,7 +18,7 @@ public struct ExchangeSteps: Sendable {
         self.campuses = campuses
     }
 
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (ExchangePostgresRepository) throws -> T)
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (ExchangePostgresRepository) throws -> T)
         async throws -> T
     {
         try await database.transaction { try body(ExchangePostgresRepository(connection: $0)) }
@@ -77,11 +77,13 @@ public struct ExchangeSteps: Sendable {
         }
     }
 
-    /// The owner takes an active listing back; others get 404, a listing no longer active 409.
+    /// The owner takes an active listing back, and the questions about it close; others get 404, a listing no longer
+    /// active 409.
     public func withdrawListing(_ id: UUID, caller: Identity) async throws -> Listing {
         try await transaction { rows in
             let listing = try Self.lockOwnListing(id, caller: caller, rows: rows)
             try rows.setListingStatus(id, try listing.status.after(.withdraw))
+            try Self.closeQuestions(where: "listing_id = \(id)", ending: .withdrawn, rows: rows)
             return try rows.listing(id, caller: caller)!
         }
     }
@@ -117,19 +119,7 @@ public struct ExchangeSteps: Sendable {
     /// them gets 409 (a retry of the winner gets its exchange again). The owner is told and the chat opens.
     public func agree(to listingId: UUID, offering: String?, caller: Identity) async throws -> Exchange {
         try await transaction { rows in
-            try ReadModels.requireActive(caller.userId, on: rows.connection)
-            // NB: the pair's lock before the listing's, as a block's closing takes them (then the exchange's, then the
-            // listing's): a block either stops this agreement or closes the exchange it makes.
-            if let ownerId = try rows.owner(of: listingId), ownerId != caller.userId {
-                try rows.lockPair(ownerId, caller.userId)
-                guard try !ReadModels.isBlocked(ownerId, caller.userId, on: rows.connection) else {
-                    throw MatchingError.notFound("listing")
-                }
-            }
-            // A withdrawn listing is gone to all but its owner.
-            guard let listing = try rows.lockListing(listingId, campus: caller.campus),
-                listing.status != .withdrawn || listing.ownerId == caller.userId
-            else { throw MatchingError.notFound("listing") }
+            let listing = try Self.lockListingWithItsPair(listingId, caller: caller, rows: rows)
             if listing.status != .active,
                 let mine = try rows.exchangeInProgress(listingId: listingId, takerId: caller.userId)
             {
@@ -138,7 +128,12 @@ public struct ExchangeSteps: Sendable {
             let next = try ExchangeRules.agreement(to: listing.status, ownerId: listing.ownerId, caller: caller.userId)
             try rows.setListingStatus(listingId, next)
             let ownerName = try rows.userName(listing.ownerId) ?? listing.ownerName
-            let exchangeId = UUID()
+            // The caller's question about the listing becomes the exchange: the swap goes on in its conversation. The
+            // others' questions close: the listing went to someone else.
+            let asked = try rows.endQuestions(
+                where: "listing_id = \(listingId) AND asker_id = \(caller.userId)", status: .agreed)
+            try Self.closeQuestions(where: "listing_id = \(listingId)", ending: .superseded, rows: rows)
+            let exchangeId = asked.first?.id ?? UUID()
             try rows.insertExchange(
                 exchangeId, listingId: listingId, ownerId: listing.ownerId, offering: offering, caller: caller)
             let offered = listing.draft.offered
@@ -199,6 +194,9 @@ public struct ExchangeSteps: Sendable {
     /// in the transaction of the block's event. Finished exchanges and their reviews stay.
     static func closeBetween(_ a: UUID, _ b: UUID, rows: ExchangePostgresRepository) throws {
         try rows.lockPair(a, b)
+        try closeQuestions(
+            where: "(asker_id = \(a) AND owner_id = \(b)) OR (asker_id = \(b) AND owner_id = \(a))", ending: .blocked,
+            rows: rows)
         for exchange in try rows.lockExchangesInProgress(between: a, b) {
             let version = try rows.updateExchange(exchange.id, to: try exchange.progress.cancelled(), cancelledBy: a)
             if let listing = try rows.lockListing(exchange.listingId, campus: exchange.campus),
@@ -266,6 +264,27 @@ public struct ExchangeSteps: Sendable {
     }
 
     // MARK: Helpers
+
+    /// A listing of the caller's campus under its row lock, for one who would deal with its owner (an active caller):
+    /// 404 when they are in a block with the owner, and for a withdrawn listing to anyone but its owner.
+    ///
+    /// NB: the pair's lock before the listing's, as a block's closing takes them (then the exchange's, then the
+    /// listing's): a block either stops what the caller does or closes what it makes.
+    static func lockListingWithItsPair(_ listingId: UUID, caller: Identity, rows: ExchangePostgresRepository) throws
+        -> ExchangePostgresRepository.LockedListing
+    {
+        try ReadModels.requireActive(caller.userId, on: rows.connection)
+        if let ownerId = try rows.owner(of: listingId), ownerId != caller.userId {
+            try rows.lockPair(ownerId, caller.userId)
+            guard try !ReadModels.isBlocked(ownerId, caller.userId, on: rows.connection) else {
+                throw MatchingError.notFound("listing")
+            }
+        }
+        guard let listing = try rows.lockListing(listingId, campus: caller.campus),
+            listing.status != .withdrawn || listing.ownerId == caller.userId
+        else { throw MatchingError.notFound("listing") }
+        return listing
+    }
 
     /// The caller's own listing of their campus under its row lock; 404 for anyone else's.
     private static func lockOwnListing(_ id: UUID, caller: Identity, rows: ExchangePostgresRepository) throws

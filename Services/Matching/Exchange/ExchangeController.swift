@@ -16,6 +16,8 @@ struct ExchangeController: Sendable {
         group.patch("/v1/listings/{id}", use: editListing)
         group.delete("/v1/listings/{id}", use: withdrawListing)
         group.post("/v1/listings/{id}/agree", use: agree)
+        group.post("/v1/listings/{id}/questions", use: ask)
+        group.get("/v1/listings/{id}/questions", use: questions)
         group.get("/v1/exchanges/{id}", use: exchange)
         group.post("/v1/exchanges/{id}/cancel", use: cancel)
         group.post("/v1/exchanges/{id}/complete", use: complete)
@@ -129,6 +131,22 @@ struct ExchangeController: Sendable {
         return EditedResponse(status: .created, response: exchange)
     }
 
+    struct QuestionList: ResponseEncodable {
+        var questions: [ListingQuestion]
+    }
+
+    func ask(request: Request, context: ServiceRequestContext) async throws -> EditedResponse<ListingQuestion> {
+        let (question, isNew) = try await steps.ask(
+            about: try context.id("listing"), caller: try context.requireIdentity())
+        return EditedResponse(status: isNew ? .created : .ok, response: question)
+    }
+
+    func questions(request: Request, context: ServiceRequestContext) async throws -> QuestionList {
+        QuestionList(
+            questions: try await steps.questions(
+                about: try context.id("listing"), caller: try context.requireIdentity()))
+    }
+
     func exchange(request: Request, context: ServiceRequestContext) async throws -> Exchange {
         guard
             let exchange = try await steps.exchange(
@@ -160,5 +178,6 @@ struct ExchangeController: Sendable {
 
 extension Listing: ResponseEncodable {}
 extension ListingPage: ResponseEncodable {}
+extension ListingQuestion: ResponseEncodable {}
 extension Exchange: ResponseEncodable {}
 extension ExchangeReview: ResponseEncodable {}

@@ -72,3 +72,31 @@ public struct ExchangeCompleted: Event, Equatable {
         self.version = version
     }
 }
+
+/// A student asked about a listing: its owner is told, and chat opens their conversation from `match.opened`.
+public struct QuestionAsked: Event, Equatable {
+    public static let type = "exchange.question.asked"
+    public var questionId: UUID
+    public var listingId: UUID
+    /// What the listing offers.
+    public var offered: String
+    public var askerId: UUID
+    public var askerName: String
+    public var recipients: [UUID]
+    /// A question is never revised: always 1.
+    public var version: Int64
+    public var notice: Notice?
+    public var aggregateId: UUID { questionId }
+
+    public init(questionId: UUID, listingId: UUID, offered: String, ownerId: UUID, askerId: UUID, askerName: String) {
+        self.questionId = questionId
+        self.listingId = listingId
+        self.offered = offered
+        self.askerId = askerId
+        self.askerName = askerName
+        recipients = [ownerId]
+        version = 1
+        notice = Notice(
+            title: "\(Notice.firstName(askerName)) asks about your \(offered)", body: "Answer them in the chat.")
+    }
+}

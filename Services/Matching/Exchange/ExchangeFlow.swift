@@ -11,7 +11,8 @@ public struct ExchangeFlow: MatchingFlow {
 
     /// What the flow publishes: its own events and the generic match events.
     public static let publishes = [
-        ExchangeAgreed.type, ExchangeCancelled.type, ExchangeCompleted.type, MatchOpened.type, MatchClosed.type,
+        ExchangeAgreed.type, ExchangeCancelled.type, ExchangeCompleted.type, QuestionAsked.type, MatchOpened.type,
+        MatchClosed.type,
     ]
 
     /// The flow's tables, applied after matching's shared ones.
@@ -25,12 +26,14 @@ public struct ExchangeFlow: MatchingFlow {
     }
 
     public static func partners(of userId: UUID, on connection: PostgresConnection) throws -> [UUID] {
-        try connection.query(
+        let exchanging: [UUID] = try connection.query(
             """
             SELECT CASE WHEN owner_id = \(userId) THEN taker_id ELSE owner_id END AS partner FROM exchanges
             WHERE status = 'in_progress' AND \(userId)::uuid IN (owner_id, taker_id)
             """
         ).map { try $0.decode("partner") }
+        let asking = try ExchangePostgresRepository(connection: connection).questionPartners(of: userId)
+        return Array(Set(exchanging + asking))
     }
 
     public static func erase(

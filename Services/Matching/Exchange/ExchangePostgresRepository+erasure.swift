@@ -54,7 +54,7 @@ extension ExchangePostgresRepository {
         try connection.query(
             """
             UPDATE outbox SET payload = payload || jsonb_build_object('offered', \(offer)::text)
-            WHERE type = \(ExchangeAgreed.type)
+            WHERE type IN (\(ExchangeAgreed.type), \(QuestionAsked.type))
                 AND (payload ->> 'listingId')::uuid IN (SELECT id FROM exchange_listings WHERE owner_id = \(userId))
             """)
         try connection.query(

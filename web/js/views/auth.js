@@ -70,7 +70,7 @@ export function mount(root, { api, link = null }) {
   const screens = {
     login: () =>
       form({ "aria-label": "Log in" }, [
-        field("Email", input("email", "email", "username", { value: pendingEmail })),
+        field("Email", input("email", "email", "email", { value: pendingEmail })),
         field("Password", input("password", "password", "current-password")),
         h("button", { type: "submit", class: "primary" }, "Log in"),
       ], async (element) => {
@@ -116,7 +116,7 @@ export function mount(root, { api, link = null }) {
     },
     forgot: () =>
       form({ "aria-label": "Reset your password" }, [
-        field("Email", input("email", "email", "username", { value: pendingEmail })),
+        field("Email", input("email", "email", "email", { value: pendingEmail })),
         h("button", { type: "submit", class: "primary" }, "Send the code"),
       ], async (element) => {
         pendingEmail = values(element).email;

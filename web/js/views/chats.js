@@ -1,7 +1,7 @@
 // Chats: the open conversations with their unread counts, and one conversation with its history (paged back), live
 // messages, typing hints and read markers. A closed conversation leaves the list and takes no more messages.
 
-import { clock, field, form, h, replace, sameId, uuid, values } from "../dom.js";
+import { clock, describe, field, form, h, replace, sameId, uuid, values } from "../dom.js";
 import { flows } from "../flows.js";
 import { safetyActions } from "../safety.js";
 
@@ -31,11 +31,11 @@ function list(root, { api, feed }) {
     }));
   }
   load().catch(() => {});
-  const stops = ["message.sent", "conversation.opened", "conversation.closed", "conversation.read"].map((type) => feed.on(type, () => load().catch(() => {})));
+  const stops = ["message.sent", "message.removed", "conversation.opened", "conversation.closed", "conversation.read"].map((type) => feed.on(type, () => load().catch(() => {})));
   return () => stops.forEach((stop) => stop());
 }
 
-function conversation(root, { api, feed, refreshUnread }, id) {
+function conversation(root, { api, feed, calls, refreshUnread }, id) {
   const me = api.user.id;
   const shown = new Map();
   let older = null;
@@ -73,10 +73,21 @@ function conversation(root, { api, feed, refreshUnread }, id) {
     markRead();
   });
 
+  // Calling the other member, by voice or with video (js/calls.js), while the chat is open.
+  const callProblem = h("p", { class: "form-error", role: "alert" });
+  const callButtons = ["Call", "Video call"].map((text, index) => {
+    const button = h("button", { type: "button" }, text);
+    button.addEventListener("click", () => {
+      callProblem.textContent = "";
+      calls.start(id, title.textContent, index === 1).catch((error) => (callProblem.textContent = describe(error)));
+    });
+    return button;
+  });
+  const callRow = h("div", { class: "actions call-buttons", hidden: true }, callButtons, callProblem);
   // Blocking the other member ends what is open between them, this chat with it, in every flow.
   const blockPlace = h("div", { hidden: true });
   replace(root, h("section", { class: "card chat", "aria-labelledby": "chat-title" },
-    h("p", {}, h("a", { href: "#/chats" }, "← Chats")), title, subject, earlier, messages, typing, closed, composer, blockPlace));
+    h("p", {}, h("a", { href: "#/chats" }, "← Chats")), title, subject, callRow, earlier, messages, typing, closed, composer, blockPlace));
 
   function offerBlock(member) {
     if (!member?.id) return;
@@ -125,6 +136,7 @@ function conversation(root, { api, feed, refreshUnread }, id) {
   function close() {
     closed.hidden = false;
     composer.hidden = true;
+    callRow.hidden = true;
   }
 
   async function load() {
@@ -136,6 +148,7 @@ function conversation(root, { api, feed, refreshUnread }, id) {
     if (entry) {
       title.textContent = entry.otherMember?.name ?? "Chat";
       offerBlock(entry.otherMember);
+      callRow.hidden = !entry.otherMember;
       subject.textContent = `${flowTitles[entry.flow] ?? entry.flow}: ${entry.subject}`;
     } else {
       close();
@@ -154,6 +167,25 @@ function conversation(root, { api, feed, refreshUnread }, id) {
       add({ id: data.messageId, senderId: data.senderId, text: data.text, sentAt: data.sentAt }, "end");
       typing.textContent = "";
       markRead();
+    }),
+    // A call of this conversation is over: its line ("Call, 4 min") is the newest message, the caller's own.
+    feed.on("call.ended", (data) => {
+      if (!sameId(data.conversationId, id)) return;
+      api.get(`/v1/conversations/${id}/messages`, { limit: 5 })
+        .then(({ messages: newest }) => newest.reverse().forEach((message) => add(message, "end")))
+        .catch(() => {});
+    }),
+    // Its author deleted their account: what they wrote goes at once.
+    feed.on("message.removed", (data) => {
+      if (!sameId(data.conversationId, id)) return;
+      for (const messageId of data.messageIds) {
+        const key = messageId.toLowerCase();
+        const message = shown.get(key);
+        if (!message) continue;
+        const removed = { ...message, text: "", removed: true };
+        shown.set(key, removed);
+        messages.querySelector(`li[data-id="${key}"]`)?.replaceWith(bubble(removed));
+      }
     }),
     feed.on("conversation.closed", (data) => {
       if (sameId(data.conversationId, id)) close();

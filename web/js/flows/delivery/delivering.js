@@ -1,5 +1,6 @@
 // The deliverer's side: checking in at a restaurant with where they are heading, or their open run, where offers
-// arrive and where the open requests that name the run's restaurant can be taken.
+// arrive. The open requests show on both: at the run's restaurant once checked in, the campus's before, where taking
+// one checks the deliverer in at one of its restaurants in the same tap.
 
 import { clock, describe, distance, field, form, h, problem, replace, sameId, toast, uuid } from "../../dom.js";
 import { lifetime } from "../../lifetime.js";
@@ -74,7 +75,7 @@ function checkIn(content, context, life, stage) {
     clientId = uuid();
     if (life.alive) stage(openRun, run);
   });
-  replace(content, checkInForm);
+  replace(content, checkInForm, openRequests(context, life, null, () => restaurant.place()));
   chosen = choiceMarkers(life.map(mapElement, campus.center));
 }
 
@@ -122,10 +123,12 @@ function openRun(content, context, life, stage, run) {
   }));
 }
 
-/** The campus's open requests that name the run's restaurant, nearest to where the run is heading first, each with a
- *  button that takes it; looked at again now and then (nobody tells deliverers of new ones). */
-function openRequests(context, life, run) {
-  const { api, go } = context;
+/** The campus's open requests, each with a button that takes it; looked at again now and then (nobody tells
+ *  deliverers of new ones). With a run: those that name its restaurant, nearest to where it is heading first. Without
+ *  one: all of them, nearest to the campus's centre first; taking one checks the deliverer in at the restaurant chosen
+ *  in the form above when the order names it (`chosen()`), else at the order's first. */
+function openRequests(context, life, run, chosen) {
+  const { api, campus, go } = context;
   const list = h("ul", { class: "list open-orders", "aria-label": "Open requests" });
   const problemShown = errorPlace();
   let asked = 0;
@@ -133,11 +136,12 @@ function openRequests(context, life, run) {
   async function load() {
     const ticket = ++asked;
     try {
-      const { orders } = await api.get("/v1/orders/open", {
-        lat: run.destination.latitude, lon: run.destination.longitude, restaurantId: run.restaurant.id, limit: 20,
-      });
+      const { orders } = await api.get("/v1/orders/open", run
+        ? { lat: run.destination.latitude, lon: run.destination.longitude, restaurantId: run.restaurant.id, limit: 20 }
+        : { lat: campus.center.lat, lon: campus.center.lon, limit: 20 });
       if (ticket !== asked || !life.alive) return;
-      replace(list, orders.length ? orders.map(entry) : h("li", { class: "hint" }, "No open requests at this restaurant right now."));
+      const none = run ? "No open requests at this restaurant right now." : "No open requests right now.";
+      replace(list, orders.length ? orders.map(entry) : h("li", { class: "hint" }, none));
     } catch (error) {
       if (ticket === asked && life.alive) problemShown.textContent = describe(error);
     }
@@ -146,11 +150,15 @@ function openRequests(context, life, run) {
   function entry(order) {
     const take = h("button", { type: "button", class: "primary" }, "Take");
     take.addEventListener("click", () => attempt(problemShown, take, async () => {
-      const match = await api.post(`/v1/orders/${order.id}/take`, { runId: run.id });
+      const at = chosen?.()?.id;
+      const body = run ? { runId: run.id } : at && order.restaurants.some((place) => sameId(place.id, at)) ? { restaurantId: at } : {};
+      // Matching learns of a new user a moment after sign-up.
+      const match = await api.whenKnown(() => api.post(`/v1/orders/${order.id}/take`, body));
       toast(`You bring ${order.ordererFirstName}'s order`);
       go(`delivery/match/${match.id}`);
     }));
-    const away = typeof order.distanceMeters === "number" ? ` · ${distance(order.distanceMeters)} from where you are heading` : "";
+    const from = run ? "where you are heading" : "the campus's centre";
+    const away = typeof order.distanceMeters === "number" ? ` · ${distance(order.distanceMeters)} from ${from}` : "";
     return h("li", { class: "spread", dataset: { orderId: key(order.id) } },
       h("span", {},
         h("span", { class: "name" }, `${order.ordererFirstName}: ${order.items}`),
@@ -162,7 +170,9 @@ function openRequests(context, life, run) {
   life.every(10_000, load);
   return h("section", { class: "open-requests", "aria-labelledby": "open-requests-title" },
     h("h3", { id: "open-requests-title" }, "Open requests"),
-    h("p", { class: "hint" }, "Orders waiting for someone at your restaurant: take one and you bring it."),
+    h("p", { class: "hint" }, run
+      ? "Orders waiting for someone at your restaurant: take one and you bring it."
+      : "Orders waiting for a deliverer: take one and you are checked in at its restaurant to bring it."),
     problemShown,
     list);
 }

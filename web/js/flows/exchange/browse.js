@@ -9,7 +9,9 @@ const nearRadius = 2000;
 
 export function browse({ context, life, images, body }) {
   const { api, campus } = context;
-  const q = h("input", { type: "search", name: "q", maxlength: 100, autocomplete: "off", placeholder: "Chocolate, oat milk…" });
+  // A text field in the search form (its role says search), as places.js's: the listings found replace the browser's
+  // suggestions.
+  const q = h("input", { type: "text", name: "q", maxlength: 100, autocomplete: "off", enterkeyhint: "search", placeholder: "Chocolate, oat milk…" });
   const category = h("select", { name: "category" }, h("option", { value: "" }, "All categories"),
     Object.entries(categories).map(([value, text]) => h("option", { value }, text)));
   const near = h("input", { type: "checkbox", name: "near" });

@@ -19,6 +19,7 @@ export const flow = {
   notices: {
     "exchange.agreed": (data) => `${data.takerName} wants to swap for your ${data.offered}`,
     "exchange.cancelled": () => "A swap was called off",
+    "exchange.question.asked": (data) => `${data.askerName} asks about your ${data.offered}`,
   },
 };
 

@@ -1,7 +1,7 @@
-// One listing: its photo, what is offered and wanted, where to swap, its owner's rating, and agreeing to swap (or, for
-// its owner, withdrawing it and the way to the swap agreed).
+// One listing: its photo, what is offered and wanted, where to swap, its owner's rating, asking its owner about it in
+// a chat before agreeing, and agreeing to swap (or, for its owner, withdrawing it and the way to the swap agreed).
 
-import { chatLink, distance, field, form, h, replace, sameId, values } from "../../dom.js";
+import { chatLink, describe, distance, field, form, h, replace, sameId, values } from "../../dom.js";
 import { safetyActions } from "../../safety.js";
 import { categories, listingStatus, markers, onExchange, rating, swapLink, withdrawControl } from "./shared.js";
 
@@ -72,14 +72,37 @@ export function listingScreen(page, id) {
     }
     if (listing.status === "in_progress") return h("p", { class: "notice" }, "Someone agreed to this swap first.");
     if (listing.status !== "active") return null;
-    return form({ "aria-label": "Agree to swap", class: "agree" }, [
+    return [askControl(listing), form({ "aria-label": "Agree to swap", class: "agree" }, [
       field("What you bring (optional)", h("input", { name: "offering", maxlength: 200, placeholder: "A bag of mints" })),
       h("button", { type: "submit", class: "primary" }, "Agree to swap"),
     ], async (element) => {
       const { offering } = values(element);
       const agreed = await api.post(`/v1/listings/${encodeURIComponent(listing.id)}/agree`, offering ? { offering } : {});
       context.go(`exchange/exchanges/${agreed.id}`);
+    })];
+  }
+
+  /** "Ask": opens (or finds again) the conversation with the owner about this listing, to bargain before agreeing. */
+  function askControl(listing) {
+    const first = listing.owner.name.split(" ")[0];
+    const problem = h("p", { class: "form-error", role: "alert" });
+    const ask = h("button", { type: "button" }, `Ask ${first}`);
+    ask.addEventListener("click", async () => {
+      ask.disabled = true;
+      problem.textContent = "";
+      try {
+        // Matching learns of a new user a moment after sign-up.
+        const question = await api.whenKnown(() => api.post(`/v1/listings/${encodeURIComponent(listing.id)}/questions`, {}));
+        location.hash = `#/chats/${encodeURIComponent(question.id)}`;
+      } catch (error) {
+        problem.textContent = describe(error);
+      } finally {
+        ask.disabled = false;
+      }
     });
+    return h("div", { class: "ask" },
+      h("p", { class: "hint" }, `Not sure yet? Ask ${first} in a chat: what would they take, where to meet.`),
+      h("div", { class: "actions" }, ask), problem);
   }
 
   onExchange(page, (data) => sameId(data.listingId, id), () => load().catch(() => {}));

@@ -16,7 +16,8 @@ export function newListing({ context, life, body }) {
 
   const photoInput = h("input", { type: "file", name: "photoId", accept: "image/jpeg,image/png,image/webp" });
   const photo = h("img", { class: "photo preview", alt: "The photo you chose", hidden: true });
-  const building = h("input", { name: "place", type: "search", autocomplete: "off", placeholder: "A building on campus" });
+  // A text field, as places.js's: the buildings found below take the place of the browser's suggestions.
+  const building = h("input", { name: "place", type: "text", autocomplete: "off", enterkeyhint: "search", placeholder: "A building on campus" });
   const results = h("ul", { class: "list places", "aria-label": "Buildings found" });
   const chosenText = h("p", { class: "hint chosen", role: "status" }, "No place chosen yet.");
   const mapElement = h("div", { class: "map", role: "region", "aria-label": "Map: tap where to swap" });

@@ -57,6 +57,11 @@ function buttons(ride, isDriver, reached, screen) {
   if (ride.matchId && underway.has(ride.status)) {
     made.push(chatLink(ride.matchId,
       isDriver ? `Chat with ${ride.riderName}` : `Chat with ${ride.driver?.name ?? "your driver"}`, { class: "chat-link" }));
+    // A call inside the app instead of a phone number: neither learns the other's.
+    const call = h("button", { type: "button" }, isDriver ? "Call rider" : "Call driver");
+    const name = isDriver ? ride.riderName : ride.driver?.name ?? "your driver";
+    call.addEventListener("click", () => screen.calls.start(ride.matchId, name, false).catch(failed));
+    made.push(call);
   }
   if (cancellable.has(ride.status) && (isDriver ? ride.status !== "open" : true)) {
     const [text, question, yes] = cancelWords(ride, isDriver);

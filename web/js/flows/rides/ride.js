@@ -40,7 +40,7 @@ function oneReadAtATime(life, read) {
   };
 }
 
-export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
+export function rideScreen(root, { api, feed, calls, campus, go, user }, rideId) {
   const life = lifetime();
   let ride = null;
   let isDriver = false;
@@ -53,7 +53,7 @@ export function rideScreen(root, { api, feed, campus, go, user }, rideId) {
   const mapHint = h("p", { class: "hint", hidden: true });
   const mapElement = h("div", { class: "map ride-map", role: "region", "aria-label": "Map of the ride" });
   const error = h("p", { class: "form-error", role: "alert" });
-  const controls = rideControls({ act, failed, load });
+  const controls = rideControls({ act, failed, load, calls });
   const section = h("section", { class: "card ride", "aria-labelledby": "ride-title" },
     told.title, told.status, told.code, told.progress, told.people, where, mapHint, mapElement, told.details, error,
     controls.element);

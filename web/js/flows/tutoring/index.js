@@ -47,9 +47,15 @@ export function mount(root, context) {
     replace(banner, h("section", { class: "match", role: "status", "aria-labelledby": "match-title", dataset: { matchId: key } },
       h("h3", { id: "match-title" }, "It's a match!"),
       h("p", {}, `You and ${name} both said yes`, courses.length ? ` (${courses.join(", ")})` : "", ". Say hello in your chat."),
-      h("div", { class: "actions" }, chat, h("button", { type: "button", onclick: () => replace(banner) }, "Keep swiping"))));
+      h("div", { class: "actions" }, chat, h("button", { type: "button", onclick: keepSwiping }, "Keep swiping"))));
     chat.focus({ preventScroll: true });
     banner.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Takes the banner away and puts the focus back on the deck (the next card's Like, or Look again). */
+  function keepSwiping() {
+    replace(banner);
+    body.querySelector(".deck .like, .deck button")?.focus();
   }
 
   life.add(feed.on("tutoring.matched", (data) => {
