@@ -9,6 +9,7 @@ import struct
 from urllib.parse import urlsplit
 
 import httpx
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 
 from conftest import GATEWAY
@@ -98,8 +99,15 @@ def test_the_map_shows_the_campus_from_the_gateways_own_tiles_and_nothing_leaves
     for zoom in (17, 18):
         mia.press(zoom_in)
         # NB: Leaflet takes a click on + during its zoom's animation as one to the zoom it is going to.
-        mia.wait(lambda: not shown.find_elements(By.CSS_SELECTOR, ".leaflet-zoom-anim") and loaded_tiles(mia, zoom),
-                 message=f"no tile of /tiles/{zoom}/ loaded")
+        try:
+            mia.wait(lambda: not shown.find_elements(By.CSS_SELECTOR, ".leaflet-zoom-anim") and loaded_tiles(mia, zoom))
+        except TimeoutException:
+            # What the map shows instead says whether the press was lost, the tiles did not come, or they failed.
+            shown_zooms = sorted({urlsplit(source).path.split("/")[2] for source in mia.js(LOADED_TILE_SOURCES)})
+            failed = mia.js("return document.querySelectorAll('.leaflet-tile-pane img:not(.leaflet-tile-loaded)')"
+                            ".length")
+            raise AssertionError(f"no tile of /tiles/{zoom}/ loaded: tiles loaded at zooms {shown_zooms}, {failed} "
+                                 f"not (yet), + is {zoom_in.get_attribute('class')!r}") from None
     # NB: Leaflet disables + on the zoom's end, an animation frame after the tiles of 18 may have loaded.
     mia.wait(lambda: "leaflet-disabled" in zoom_in.get_attribute("class"), message="the map zooms in past 18")
     closest = drawn_tiles(mia, 18)
