@@ -186,7 +186,8 @@ import Testing
             return relay
         }
         try await runBriefly(relays) {
-            try await eventually("every mail sent", timeout: 60) {
+            // NB: a bound for failing, not a speed: at the parallel suite's peak a statement has taken seconds here.
+            try await eventually("every mail sent", timeout: 300) {
                 try await database.pool.query("SELECT 1 FROM mail_outbox WHERE sent_at IS NULL").isEmpty
             }
         }
