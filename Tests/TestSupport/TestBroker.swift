@@ -81,7 +81,7 @@ public struct TestBroker: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(body.utf8)
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await APIRequests.shared.send(request)
         guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else {
             throw TestFailure(
                 "RabbitMQ's HTTP API answered \(method) \(path) with \((response as? HTTPURLResponse)?.statusCode ?? 0): "
@@ -135,6 +135,47 @@ extension TestClientProtocol {
         let prefix = #"events_consumed_total{queue="\#(queue)"} "#
         let line = metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }
         return line.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+    }
+}
+
+/// The requests to RabbitMQ's HTTP API, a few at a time. Every test makes a vhost as it starts, and hundreds start at
+/// once: a URLSession queues what it cannot send yet and counts that wait against the request's timeout, so at the
+/// suite's start a queued request timed out before it was sent. Here the wait is in this queue, the timeout counts
+/// only the request itself, and a PUT or DELETE that times out is made again (both are idempotent).
+actor APIRequests {
+    static let shared = APIRequests()
+
+    private let session: URLSession
+    private let limit = 4
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private init() {
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 60
+        configuration.httpMaximumConnectionsPerHost = limit
+        session = URLSession(configuration: configuration)
+    }
+
+    func send(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        if running < limit {
+            running += 1
+        } else {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        defer {
+            if waiting.isEmpty { running -= 1 } else { waiting.removeFirst().resume() }
+        }
+        var attempt = 1
+        while true {
+            do {
+                return try await session.data(for: request)
+            } catch let error as URLError
+                where error.code == .timedOut && request.httpMethod != "POST" && attempt < 3
+            {
+                attempt += 1
+            }
+        }
     }
 }
 
