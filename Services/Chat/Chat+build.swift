@@ -18,8 +18,10 @@ func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) asy
         configuration, logger: logger, migrations: [Bundle.module.url(forResource: "Migrations", withExtension: nil)!],
         topology: topology, bundle: .module)
     let verifier = try await builder.accessTokenVerifier()
-    ConversationController(repository: ConversationPostgresRepository(database: builder.database))
-        .addRoutes(to: builder.router, verifier: verifier)
+    ConversationController(
+        repository: ConversationPostgresRepository(database: builder.database, handOff: builder.outboxHandOff)
+    )
+    .addRoutes(to: builder.router, verifier: verifier)
     // Calls: their signals go straight to notifications' live exchange, which passes frames without seq to sockets.
     let reader = EnvironmentReader(values: configuration.environment)
     let calls = CallPostgresRepository(

@@ -8,10 +8,13 @@ struct ConversationPostgresRepository: Sendable {
     let database: PostgresPool
     /// Messages sent while others commit go together, in one transaction.
     private let sends: GroupCommit
+    /// Where a send hands its event to the relay (`OutboxHandOff`), when the service's relay is this process's.
+    private let handOff: OutboxHandOff?
 
-    init(database: PostgresPool) {
+    init(database: PostgresPool, handOff: OutboxHandOff? = nil) {
         self.database = database
         sends = GroupCommit(database: database)
+        self.handOff = handOff
     }
 
     /// The caller's open conversations, most recently active first, each with its other members.
@@ -26,8 +29,10 @@ struct ConversationPostgresRepository: Sendable {
                 last.id AS last_id, last.sender_id AS last_sender, last.text AS last_text, last.sent_at AS last_sent_at,
                 last.removed_at IS NOT NULL AS last_removed,
                 (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender_id <> \(userId)
-                    AND m.seq > coalesce((SELECT r.last_read_seq FROM read_markers r
-                        WHERE r.conversation_id = c.id AND r.user_id = \(userId)), 0)) AS unread
+                    AND m.seq > greatest(
+                        (SELECT r.last_read_seq FROM read_markers r WHERE r.conversation_id = c.id AND r.user_id = \(userId)),
+                        \(Self.lastWritten(by: userId, in: "c.id")), 0)
+                ) AS unread
             FROM conversation_members me JOIN conversations c ON c.id = me.conversation_id
             LEFT JOIN LATERAL (SELECT * FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1) last ON true
             WHERE me.user_id = \(userId) AND c.status = 'open'
@@ -72,52 +77,51 @@ struct ConversationPostgresRepository: Sendable {
     /// One statement, so that a message costs the database at most one round trip and one commit, shared with the
     /// messages sent at the same moment (`GroupCommit`): it locks the membership against a closing, finds a message
     /// already sent with this id, and only when there is none, the conversation is open and the sender has not
-    /// deleted their account stores the message, the sender's read marker and the event, whose recipients are the
-    /// other members it found.
+    /// deleted their account stores the message and the event, whose recipients are the other members it found.
+    /// The sender's read marker stays where it is: what they wrote last counts as read (`lastWritten`).
     ///
-    /// NB: the sender's membership row is locked too, and an erasure rewrites it before their messages: a send that
-    /// got there first is committed before the erasure reads the messages, and one that waited for the erasure sees
-    /// it through `chat_user_is_erased`, which reads what is committed when it runs.
+    /// NB: the sender's membership row is locked too, and an erasure marks it before it reads their messages: a send
+    /// that got there first is committed before the erasure reads the messages, and one that waited for the erasure
+    /// reads the row as the erasure left it (READ COMMITTED checks a locked row that changed again, as it is now).
     func send(id: UUID, conversationId: UUID, sender: UUID, senderName: String, text: String) async throws -> (
         Message, Bool
     ) {
         let event = MessageSent(
             messageId: id, conversationId: conversationId, senderId: sender, senderName: senderName, recipients: [],
             text: text, sentAt: Date())
+        let ticket = handOff?.ticket()
         let row = try await sends.query(
             """
             WITH member AS (
-                SELECT c.status = 'open' AS open, me.user_id,
+                SELECT c.status = 'open' AS open, me.erased,
                     coalesce((SELECT jsonb_agg(o.user_id ORDER BY o.position) FROM conversation_members o
                         WHERE o.conversation_id = c.id AND o.user_id <> \(sender)), '[]') AS others
                 FROM conversations c JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(sender)
                 WHERE c.id = \(conversationId)
                 FOR SHARE OF c, me
-            ), erased AS (
-                SELECT chat_user_is_erased(user_id) AS erased FROM member
             ), existing AS (
                 SELECT id, conversation_id, sender_id, text, sent_at, removed_at FROM messages WHERE id = \(id)
             ), sent AS (
                 INSERT INTO messages (id, conversation_id, sender_id, text, sent_at)
-                SELECT \(id), \(conversationId), \(sender), \(text), \(event.sentAt) FROM member, erased
+                SELECT \(id), \(conversationId), \(sender), \(text), \(event.sentAt) FROM member
                 WHERE open AND NOT erased AND NOT EXISTS (SELECT 1 FROM existing)
                 RETURNING seq, id, conversation_id, sender_id, text, sent_at
-            ), marked AS (
-                INSERT INTO read_markers (conversation_id, user_id, last_read_seq)
-                SELECT conversation_id, sender_id, seq FROM sent
-                ON CONFLICT (conversation_id, user_id) DO UPDATE
-                SET last_read_seq = greatest(read_markers.last_read_seq, excluded.last_read_seq)
             ), \(Outbox.commonTableExpressions(
                 for: event, payload: "jsonb_set(\(try JSONText(event))::jsonb, '{recipients}', member.others)",
-                from: "sent, member"))
-            SELECT (SELECT open FROM member) AS open, (SELECT erased FROM erased) AS erased,
+                from: "sent, member", ticket: ticket))
+            SELECT (SELECT open FROM member) AS open, (SELECT erased FROM member) AS erased,
                 (SELECT count(*) FROM notified) AS notified,
                 coalesce(s.id, e.id) AS id, coalesce(s.conversation_id, e.conversation_id) AS conversation_id,
                 coalesce(s.sender_id, e.sender_id) AS sender_id, coalesce(s.text, e.text) AS text,
-                coalesce(s.sent_at, e.sent_at) AS sent_at, e.removed_at IS NOT NULL AS removed, s.id IS NOT NULL AS new
-            FROM (SELECT 1) one LEFT JOIN sent s ON true LEFT JOIN existing e ON true
+                coalesce(s.sent_at, e.sent_at) AS sent_at, e.removed_at IS NOT NULL AS removed, s.id IS NOT NULL AS new,
+                o.*
+            FROM (SELECT 1) one LEFT JOIN sent s ON true LEFT JOIN existing e ON true LEFT JOIN outboxed o ON true
             """
         ).first!
+        if let ticket, try row.decode("new", as: Bool.self) {
+            try handOff?.committed(
+                ticket, rows: [row], type: MessageSent.type, schemaVersion: MessageSent.schemaVersion)
+        }
         // NB: NULL when the sender is no member (or there is no such conversation).
         guard try row.decode("open", as: Bool?.self) != nil else { throw ChatError.notFound }
         guard try !row.decode("erased", as: Bool.self) else { throw ChatError.erased }
@@ -149,7 +153,8 @@ struct ConversationPostgresRepository: Sendable {
                     ON CONFLICT (conversation_id, user_id) DO UPDATE SET last_read_seq = excluded.last_read_seq
                     WHERE read_markers.last_read_seq < excluded.last_read_seq
                     RETURNING (SELECT count(*) FROM messages m WHERE m.conversation_id = \(conversationId)
-                        AND m.sender_id <> \(userId) AND m.seq > \(seq)) AS unread
+                        AND m.sender_id <> \(userId)
+                        AND m.seq > greatest(\(seq), \(Self.lastWritten(by: userId, in: "\(conversationId)")))) AS unread
                     """
                 ).first
             else { return }
@@ -159,6 +164,15 @@ struct ConversationPostgresRepository: Sendable {
                     unread: Int(try moved.decode("unread", as: Int64.self)), version: seq),
                 on: connection)
         }
+    }
+
+    /// The seq of the last message the user wrote in the conversation, as a subquery (NULL before their first): a
+    /// conversation is read through it, or through the read marker when that is later. Sending moves no marker.
+    private static func lastWritten(by userId: UUID, in conversation: SQL) -> SQL {
+        """
+        (SELECT o.seq FROM messages o WHERE o.conversation_id = \(conversation) AND o.sender_id = \(userId)
+            ORDER BY o.seq DESC LIMIT 1)
+        """
     }
 
     /// Whether the conversation is open, when the user is one of its members; nil for anyone else.
@@ -226,11 +240,10 @@ struct ConversationPostgresRepository: Sendable {
         // A match event delayed behind its member's deletion may still name them.
         try connection.query(
             """
-            INSERT INTO conversation_members (conversation_id, user_id, name, role, position)
-            SELECT \(conversationId), \(userId),
-                CASE WHEN EXISTS (SELECT 1 FROM users WHERE id = \(userId) AND erased_at IS NOT NULL)
-                    THEN \(ErasedPerson.name) ELSE \(name) END,
-                \(role), \(position)
+            INSERT INTO conversation_members (conversation_id, user_id, name, role, position, erased)
+            SELECT \(conversationId), \(userId), CASE WHEN erased THEN \(ErasedPerson.name) ELSE \(name) END, \(role),
+                \(position), erased
+            FROM (SELECT EXISTS (SELECT 1 FROM users WHERE id = \(userId) AND erased_at IS NOT NULL) AS erased) person
             ON CONFLICT DO NOTHING
             """)
     }
@@ -262,7 +275,7 @@ struct ConversationPostgresRepository: Sendable {
             """)
         try connection.query(
             """
-            UPDATE conversation_members SET name = \(ErasedPerson.name) WHERE user_id = \(person)
+            UPDATE conversation_members SET name = \(ErasedPerson.name), erased = true WHERE user_id = \(person)
             """)
         // Every sender is a member: their conversations lead to their messages by the conversations' index.
         let removals = try connection.query(

@@ -44,27 +44,39 @@ public enum Outbox {
     /// row of `source`, with `payload`, SQL that gives its jsonb and may use `source`'s columns), `unsent` (its place
     /// in what the relay has to send) and `notified` (the relay's wake-up), which the statement's final query must
     /// read, as `(SELECT count(*) FROM notified)`. The row continues the current task's trace.
+    ///
+    /// With a `ticket` that does not notify, nothing wakes the relay: `outboxed`'s rows are then the rows as the
+    /// relay publishes them (`outbox_*` columns), which the final query returns (`outboxed.*`) for
+    /// `OutboxHandOff.committed`.
     public static func commonTableExpressions(
-        for event: some Event, payload: SQL, from source: String
+        for event: some Event, payload: SQL, from source: String, ticket: OutboxHandOff.Ticket? = nil
     ) -> SQL {
         let type = type(of: event)
+        let hands = ticket.map { !$0.notifies } ?? false
         return """
             outboxed AS (
                 INSERT INTO outbox (id, type, schema_version, aggregate_id, version, payload, traceparent)
                 SELECT \(UUID.timeOrdered()), \(type.type), \(type.schemaVersion), \(event.aggregateId), \(event.version), \(payload),
                     \(TraceContext.current)
                 FROM \(unescaped: source)
-                RETURNING seq
-            ), \(handedToRelay("outboxed"))
+                RETURNING \(unescaped: hands ? handedColumns : "seq")
+            ), \(handedToRelay("outboxed", notifying: !hands))
             """
     }
 
+    /// An outbox row's columns as `OutboxHandOff` takes them.
+    private static let handedColumns = """
+        seq, seq AS outbox_seq, id AS outbox_id, payload::text AS outbox_payload, traceparent AS outbox_traceparent,
+        created_at AS outbox_created_at
+        """
+
     /// The common table expressions that hand the rows `appended` returns the seqs of to the relay: `unsent` (their
-    /// places in what it has to send) and `notified` (its wake-up on commit), which the statement must read.
-    private static func handedToRelay(_ appended: String) -> SQL {
+    /// places in what it has to send) and `notified` (its wake-up on commit, unless `notifying` is false), which the
+    /// statement must read.
+    private static func handedToRelay(_ appended: String, notifying: Bool = true) -> SQL {
         """
         unsent AS (INSERT INTO outbox_unsent (seq) SELECT seq FROM \(unescaped: appended) RETURNING 1),
-        notified AS (SELECT pg_notify(\(channel), '') FROM unsent)
+        notified AS (SELECT \(unescaped: notifying ? "pg_notify('\(channel)', '')" : "1") FROM unsent)
         """
     }
 

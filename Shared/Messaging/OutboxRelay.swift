@@ -6,8 +6,8 @@ import Tracing
 
 /// Publishes a service's outbox to its exchange, in order, marking a row sent (taking its seq out of `outbox_unsent`)
 /// only after the broker confirmed it. Every replica runs one; a PostgreSQL advisory lock makes exactly one of them
-/// active. It wakes on NOTIFY and polls every second; once an hour it deletes sent rows made more than
-/// `Outbox.retention` ago.
+/// active. It wakes on NOTIFY, on rows its own process handed it (`OutboxHandOff`), and polls every second; once an
+/// hour it deletes sent rows made more than `Outbox.retention` ago.
 ///
 /// The marks are written together, a few times a second (`SentMarks`): a transaction for each batch, at the rates a
 /// campus sends (a message or two a batch), was a commit and four statements for every message. Rows confirmed and
@@ -22,10 +22,16 @@ public struct OutboxRelay: Service {
     var batchSize = 100
     /// The types the service declared it publishes.
     let declaredTypes: Set<String>
+    /// Where the service's own statements hand it what they committed, while it is the active relay.
+    let handOff: OutboxHandOff?
 
     /// Publishes the outbox of `topology`'s service to its exchange.
-    public init(topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus, logger: Logger) {
+    public init(
+        topology: Topology, postgresURL: String, amqpURL: String, status: BrokerStatus, logger: Logger,
+        handOff: OutboxHandOff? = nil
+    ) {
         self.topology = topology
+        self.handOff = handOff
         declaredTypes = Set(topology.publishes)
         self.postgresURL = postgresURL
         self.amqpURL = amqpURL
@@ -53,6 +59,11 @@ public struct OutboxRelay: Service {
                 var pruning = HourlyPrune()
                 var marks = SentMarks()
                 defer { try? marks.write(to: database) }
+                defer { handOff?.deactivate() }
+                // NB: read at once when it becomes active, then on a NOTIFY, after a full batch and every second.
+                var readIsDue = true
+                var nextPoll = Date()
+                var readLately = ReadLately()
                 while !loop.isStopping {
                     if !isActive {
                         isActive =
@@ -60,6 +71,7 @@ public struct OutboxRelay: Service {
                             .first?.decode("locked", as: Bool.self) ?? false
                         if isActive {
                             try database.query("LISTEN \(unescaped: Outbox.channel)")
+                            handOff?.activate()
                             logger.info("outbox relay active")
                         } else {
                             try broker.serviceHeartbeats()
@@ -71,10 +83,22 @@ public struct OutboxRelay: Service {
                         try marks.write(to: database)
                         return try Outbox.prune(on: database)
                     }
-                    let published = try publishBatch(database, broker, marks: &marks)
+                    let handed = handOff?.take() ?? (rows: [], mustRead: false)
+                    if readIsDue || handed.mustRead || Date() >= nextPoll {
+                        let read = try publishBatch(
+                            database, broker, marks: &marks, besides: handed.rows.map(\.seq))
+                        readLately.add(read)
+                        readIsDue = read.count == batchSize
+                        nextPoll = Date().addingTimeInterval(1)
+                    }
+                    try publish(readLately.notAmong(handed.rows), broker, marks: &marks)
                     if marks.gathering.isDue { try marks.write(to: database) }
-                    if published < batchSize {
-                        _ = try database.waitForNotifications(timeout: marks.gathering.secondsUntilDue ?? 1)
+                    if !readIsDue {
+                        let timeout = min(marks.gathering.secondsUntilDue ?? 1, max(0, nextPoll.timeIntervalSinceNow))
+                        readIsDue = try !database.waitForNotifications(
+                            timeout: timeout, orReadable: handOff?.descriptor
+                        )
+                        .isEmpty
                         try broker.serviceHeartbeats()
                     }
                 }
@@ -87,55 +111,55 @@ public struct OutboxRelay: Service {
         }
     }
 
-    /// Publishes up to `batchSize` unsent rows that are not among `marks` and adds the confirmed ones to them;
-    /// returns how many it published.
-    private func publishBatch(_ database: PostgresConnection, _ broker: AMQPConnection, marks: inout SentMarks) throws
-        -> Int
-    {
+    /// Publishes up to `batchSize` unsent rows that are neither among `marks` nor `handed` and adds the confirmed
+    /// ones to them; returns their seqs.
+    private func publishBatch(
+        _ database: PostgresConnection, _ broker: AMQPConnection, marks: inout SentMarks, besides handed: [Int64]
+    ) throws -> [Int64] {
         let rows = try database.query(
             """
             SELECT seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange,
                 routing_key
             FROM (
-                SELECT seq FROM outbox_unsent WHERE seq <> ALL(\(marks.seqs.map(String.init))::bigint[])
+                SELECT seq FROM outbox_unsent WHERE seq <> ALL(\((marks.seqs + handed).map(String.init))::bigint[])
                 ORDER BY seq LIMIT \(batchSize)
             ) next JOIN outbox USING (seq)
             ORDER BY seq
             """)
         // NB: the batch is chosen before the join: a join of every unsent row, sorted, then cut to the batch, read
         // the whole backlog for each batch of it.
-        guard !rows.isEmpty else { return 0 }
-        var sent: [Int64] = []
+        let read = try rows.map(OutboxHandOff.Row.init(outbox:))
+        try publish(read, broker, marks: &marks)
+        return read.map(\.seq)
+    }
+
+    /// Publishes the rows in their order and adds them to `marks` once the broker confirmed every one.
+    private func publish(_ rows: [OutboxHandOff.Row], _ broker: AMQPConnection, marks: inout SentMarks) throws {
+        guard !rows.isEmpty else { return }
         var firstTag: UInt64?
         var lastTag: UInt64 = 0
         // Each traced event's publish, from its handing to the broker to the broker's confirm.
         var spans: [any Span] = []
         defer { for span in spans { span.end() } }
         for row in rows {
-            let id = try row.decode("id", as: UUID.self)
-            let type = try row.decode("type", as: String.self)
-            let span = TraceContext.startSpan(
-                "publish \(type)", continuing: try row.decode("traceparent"), ofKind: .producer)
+            let span = TraceContext.startSpan("publish \(row.type)", continuing: row.traceparent, ofKind: .producer)
             if let span {
                 span.attributes["messaging.system"] = "rabbitmq"
-                span.attributes["messaging.message.id"] = id.uuidString.lowercased()
+                span.attributes["messaging.message.id"] = row.id.uuidString.lowercased()
                 spans.append(span)
             }
-            let schemaVersion = try row.decode("schema_version", as: Int.self)
-            let exchange: String? = try row.decode("exchange")
-            if exchange == nil && !declaredTypes.contains(type) {
-                logger.error("publishing an event type the service does not declare", metadata: ["type": "\(type)"])
+            if row.exchange == nil && !declaredTypes.contains(row.type) {
+                logger.error("publishing an event type the service does not declare", metadata: ["type": "\(row.type)"])
             }
             lastTag = try broker.publish(
                 OutgoingMessage(
-                    exchange: exchange ?? Topology.exchange(of: topology.service),
-                    routingKey: try row.decode("routing_key") ?? type,
-                    messageId: id.uuidString.lowercased(),
-                    type: "\(type).v\(schemaVersion)", timestamp: try row.decode("created_at"),
+                    exchange: row.exchange ?? Topology.exchange(of: topology.service),
+                    routingKey: row.routingKey ?? row.type,
+                    messageId: row.id.uuidString.lowercased(),
+                    type: "\(row.type).v\(row.schemaVersion)", timestamp: row.createdAt,
                     traceparent: span.flatMap { TraceContext.traceparent(of: $0.context) },
-                    body: Data(try row.decode("payload", as: String.self).utf8)))
+                    body: Data(row.payload.utf8)))
             firstTag = firstTag ?? lastTag
-            sent.append(try row.decode("seq", as: Int64.self))
         }
         let (nacked, returned) = try broker.waitForConfirms(from: firstTag ?? lastTag, through: lastTag, timeout: 30)
         guard nacked.isEmpty else {
@@ -147,9 +171,19 @@ public struct OutboxRelay: Service {
         for messageId in returned {
             logger.debug("no queue took a message", metadata: ["messageId": "\(messageId)"])
         }
-        marks.add(sent)
-        return rows.count
+        marks.add(rows.map(\.seq))
     }
 
     static let lockKey: Int64 = 0x7461_7272_6172_6502
+}
+
+extension OutboxHandOff.Row {
+    /// A row of the relay's read of the outbox.
+    fileprivate init(outbox row: PostgresRow) throws {
+        self.init(
+            seq: try row.decode("seq"), id: try row.decode("id"), type: try row.decode("type"),
+            schemaVersion: try row.decode("schema_version"), payload: try row.decode("payload"),
+            traceparent: try row.decode("traceparent"), createdAt: try row.decode("created_at"),
+            exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"))
+    }
 }

@@ -19,6 +19,8 @@ public struct ServiceBuilder {
     public let brokerStatus: BrokerStatus
     /// Where the consumer hands what it publishes live once committed, when the service holds sockets itself.
     public let liveLoopback = LiveLoopback()
+    /// Where the service's statements hand the relay the outbox rows they committed (`OutboxHandOff`).
+    public let outboxHandOff = OutboxHandOff()
     public let router: Router<ServiceRequestContext>
     private let openAPI: String
     private var services: [any Service]
@@ -62,7 +64,7 @@ public struct ServiceBuilder {
             metrics: metrics, openAPI: openAPI, shedding: shedding)
         let relay = OutboxRelay(
             topology: topology, postgresURL: configuration.postgresURL, amqpURL: configuration.amqpURL,
-            status: brokerStatus, logger: logger)
+            status: brokerStatus, logger: logger, handOff: outboxHandOff)
         services = [database, relay] + (shedding.map { [$0.backlog] } ?? [])
         if !topology.queues.isEmpty {
             services.append(

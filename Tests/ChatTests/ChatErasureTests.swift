@@ -105,4 +105,34 @@ import Testing
         #expect(try await app.database.rowsContaining("Bob Stone").contains { $0.hasPrefix("users: ") })
         #expect(try await app.database.rowsContaining("bring the notes, Ada").contains { $0.hasPrefix("outbox: ") })
     }
+
+    @Test func aSendThatWaitedForTheErasureOfItsSenderIsRefused() async throws {
+        let app = try await ChatTestApp.make()
+        let (ada, bob) = (UUID(), UUID())
+        let match = MatchOpened.between(orderer: ada, deliverer: bob)
+        try await app.apply { try ConversationPostgresRepository.open(match, on: $0) }
+        let adaToken = try await app.token(ada, name: "Olli")
+        // The erasure has marked her memberships and holds them until it commits.
+        let erasure = try PostgresConnection(url: app.database.url)
+        try erasure.query("BEGIN")
+        try ConversationPostgresRepository.erase(UserDeleted(userId: ada, campus: "helsinki.fi"), on: erasure)
+
+        try await app.test { client in
+            let waiting = Task {
+                let (status, problem) = try await client.call(
+                    .post, "/v1/conversations/\(match.matchId)/messages", token: adaToken,
+                    body: ["id": UUID().uuidString, "text": "sent as she left"])
+                return (status, problem["title"] as? String)
+            }
+            try await eventually("the send waits for the erasure's lock") {
+                try await !app.database.pool.query(
+                    "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                ).isEmpty
+            }
+            try erasure.query("COMMIT")
+            let (status, title) = try await waiting.value
+            #expect(status == .forbidden && title == "Account deleted")
+        }
+        #expect(try await app.database.rowsContaining("sent as she left") == [])
+    }
 }

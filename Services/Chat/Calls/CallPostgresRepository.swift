@@ -15,19 +15,19 @@ struct CallPostgresRepository: Sendable {
         """
 
     /// The caller starts a call in an open conversation of theirs: 404 for anyone else's, a closed one or none; 409
-    /// when either of the two is in a call already.
+    /// when either of the two is in a call already, 403 once the caller deleted their account (the caller's membership
+    /// is locked too: a start that waited for their erasure reads it as the erasure left it).
     func start(conversationId: UUID, caller: Identity, video: Bool) async throws -> Call {
         try await database.transaction { connection in
             guard
                 let pair = try connection.query(
                     """
-                    SELECT me.name, other.user_id AS callee_id, other.name AS callee_name,
-                        chat_user_is_erased(me.user_id) AS erased
+                    SELECT me.name, other.user_id AS callee_id, other.name AS callee_name, me.erased
                     FROM conversations c
                     JOIN conversation_members me ON me.conversation_id = c.id AND me.user_id = \(caller.userId)
                     JOIN conversation_members other ON other.conversation_id = c.id AND other.user_id <> \(caller.userId)
                     WHERE c.id = \(conversationId) AND c.status = 'open'
-                    FOR SHARE OF c
+                    FOR SHARE OF c, me
                     """
                 ).first
             else { throw ChatError.notFound }

@@ -5,8 +5,8 @@ import Postgres
 
 extension ConversationPostgresRepository {
     /// Leaves what a call came to ("Missed call", "Call, 4 min") in its conversation while it is open: a message of
-    /// the caller's with the call's id, read by them, sent to the callee as any message is (a missed call's callee
-    /// is pushed it). Once only.
+    /// the caller's with the call's id, read by them as what they write is, sent to the callee as any message is (a
+    /// missed call's callee is pushed it). Once only.
     static func appendCallLine(_ text: String, of call: Call, on connection: PostgresConnection) throws {
         guard
             let sent = try connection.query(
@@ -20,11 +20,6 @@ extension ConversationPostgresRepository {
                     SELECT \(call.id), \(call.conversationId), \(call.callerId), \(text) FROM open
                     ON CONFLICT (id) DO NOTHING
                     RETURNING seq, sent_at
-                ), marked AS (
-                    INSERT INTO read_markers (conversation_id, user_id, last_read_seq)
-                    SELECT \(call.conversationId), \(call.callerId), seq FROM sent
-                    ON CONFLICT (conversation_id, user_id) DO UPDATE
-                    SET last_read_seq = greatest(read_markers.last_read_seq, excluded.last_read_seq)
                 )
                 SELECT open.name, sent.sent_at FROM open, sent
                 """
