@@ -119,7 +119,7 @@ struct ConversationPostgresRepository: Sendable {
             """
         ).first!
         if let ticket, try row.decode("new", as: Bool.self) {
-            try handOff?.committed(
+            handOff?.committed(
                 ticket, rows: [row], type: MessageSent.type, schemaVersion: MessageSent.schemaVersion)
         }
         // NB: NULL when the sender is no member (or there is no such conversation).

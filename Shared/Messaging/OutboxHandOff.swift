@@ -71,27 +71,22 @@ public final class OutboxHandOff: Sendable {
 
     /// After the statement of `ticket` committed: hands its outbox rows, the columns `Outbox.handedColumns` named in
     /// `rows`, to the relay, or asks it to read before what it is handed next.
-    public func committed(_ ticket: Ticket, rows: [PostgresRow], type: String, schemaVersion: Int) throws {
-        guard let term = ticket.term else {
-            state.withLockedValue { $0.mustRead = true }
-            return
-        }
-        let handed = try rows.map { row in
+    public func committed(_ ticket: Ticket, rows: [PostgresRow], type: String, schemaVersion: Int) {
+        let handed = try? rows.map { row in
             Row(
                 seq: try row.decode("outbox_seq"), id: try row.decode("outbox_id"), type: type,
                 schemaVersion: schemaVersion, payload: try row.decode("outbox_payload"),
                 traceparent: try row.decode("outbox_traceparent"), createdAt: try row.decode("outbox_created_at"))
         }
-        guard !handed.isEmpty else { return }
         let wakes = state.withLockedValue { state in
-            // NB: a relay that was active when the ticket was given has stopped since, and nothing woke another: the
-            // row waits for a relay's read, which must come before what is handed after it.
-            guard state.isActive, state.term == term else {
+            // NB: a row not handed (it NOTIFYs, or the relay that was active when its ticket was given has stopped
+            // since) waits for a relay's read, which must come before what is handed after it.
+            guard let handed, ticket.term != nil, state.isActive, state.term == ticket.term else {
                 state.mustRead = true
                 return false
             }
             state.rows += handed
-            return state.rows.count == handed.count
+            return !handed.isEmpty && state.rows.count == handed.count
         }
         if wakes {
             var byte: UInt8 = 1

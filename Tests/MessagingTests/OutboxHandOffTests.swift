@@ -16,7 +16,7 @@ extension MessagingFixture {
                 for: event, payload: "\(try JSONText(event))::jsonb", from: "source", ticket: ticket))
             SELECT (SELECT count(*) FROM notified) AS notified, o.* FROM outboxed o
             """)
-        try handOff.committed(ticket, rows: Array(rows), type: ThingHappened.type, schemaVersion: 1)
+        handOff.committed(ticket, rows: Array(rows), type: ThingHappened.type, schemaVersion: 1)
     }
 
     /// The sequences of the events applied, in the order the consumer applied them.
@@ -83,7 +83,7 @@ extension MessagingFixture {
                 for: event(3), payload: "\(try JSONText(event(3)))::jsonb", from: "source", ticket: ticket))
             SELECT (SELECT count(*) FROM notified) AS notified, o.* FROM outboxed o
             """)
-        try handOff.committed(ticket, rows: Array(rows), type: ThingHappened.type, schemaVersion: 1)
+        handOff.committed(ticket, rows: Array(rows), type: ThingHappened.type, schemaVersion: 1)
         let afterTheEnd = handOff.take()
         #expect(afterTheEnd.rows.isEmpty)
         #expect(afterTheEnd.mustRead)
