@@ -15,7 +15,8 @@ import Postgres
 ///
 /// Order: a sender's next message is sent only after the first was committed. When the first was not handed (its
 /// ticket given before the relay became active, or in an earlier term of it), its commit asks the relay to read the
-/// outbox before it publishes anything handed after it, so that the second never overtakes it.
+/// outbox before it publishes anything handed after it, so that the second never overtakes it; and what a read finds
+/// is published with what was handed in one batch, in seq order (a read may find a row committed and not handed yet).
 public final class OutboxHandOff: Sendable {
     /// A committed outbox row, as the relay publishes it.
     public struct Row: Sendable {

@@ -84,14 +84,17 @@ public struct OutboxRelay: Service {
                         return try Outbox.prune(on: database)
                     }
                     let handed = handOff?.take() ?? (rows: [], mustRead: false)
+                    var read: [OutboxHandOff.Row] = []
                     if readIsDue || handed.mustRead || Date() >= nextPoll {
-                        let read = try publishBatch(
-                            database, broker, marks: &marks, besides: handed.rows.map(\.seq))
-                        readLately.add(read)
+                        read = try readBatch(database, besides: marks.seqs + handed.rows.map(\.seq))
+                        readLately.add(read.map(\.seq))
                         readIsDue = read.count == batchSize
                         nextPoll = Date().addingTimeInterval(1)
                     }
-                    try publish(readLately.notAmong(handed.rows), broker, marks: &marks)
+                    // NB: together in seq order: a row handed before the read came and one the read found committed
+                    // after it (handed only later) may be one sender's two messages.
+                    try publish(
+                        (read + readLately.notAmong(handed.rows)).sorted { $0.seq < $1.seq }, broker, marks: &marks)
                     if marks.gathering.isDue { try marks.write(to: database) }
                     if !readIsDue {
                         let timeout = min(marks.gathering.secondsUntilDue ?? 1, max(0, nextPoll.timeIntervalSinceNow))
@@ -111,26 +114,22 @@ public struct OutboxRelay: Service {
         }
     }
 
-    /// Publishes up to `batchSize` unsent rows that are neither among `marks` nor `handed` and adds the confirmed
-    /// ones to them; returns their seqs.
-    private func publishBatch(
-        _ database: PostgresConnection, _ broker: AMQPConnection, marks: inout SentMarks, besides handed: [Int64]
-    ) throws -> [Int64] {
+    /// Reads up to `batchSize` unsent rows, in seq order, but for those of `besides` (sent and not marked yet, or
+    /// handed).
+    private func readBatch(_ database: PostgresConnection, besides: [Int64]) throws -> [OutboxHandOff.Row] {
         let rows = try database.query(
             """
             SELECT seq, id, type, schema_version, payload::text AS payload, traceparent, created_at, exchange,
                 routing_key
             FROM (
-                SELECT seq FROM outbox_unsent WHERE seq <> ALL(\((marks.seqs + handed).map(String.init))::bigint[])
+                SELECT seq FROM outbox_unsent WHERE seq <> ALL(\(besides.map(String.init))::bigint[])
                 ORDER BY seq LIMIT \(batchSize)
             ) next JOIN outbox USING (seq)
             ORDER BY seq
             """)
         // NB: the batch is chosen before the join: a join of every unsent row, sorted, then cut to the batch, read
         // the whole backlog for each batch of it.
-        let read = try rows.map(OutboxHandOff.Row.init(outbox:))
-        try publish(read, broker, marks: &marks)
-        return read.map(\.seq)
+        return try rows.map(OutboxHandOff.Row.init(outbox:))
     }
 
     /// Publishes the rows in their order and adds them to `marks` once the broker confirmed every one.
