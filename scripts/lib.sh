@@ -278,3 +278,17 @@ start_docker() {
   show_log_tail "$LOGS/dockerd.log"
   die "the Docker engine did not start"
 }
+
+# docker_cpu_weight low|normal: the CPU weight of everything the Docker engine runs, its builds among them (the
+# engine's "docker" cgroup: cgroup v1's cpu.shares, or v2's cpu.weight). At `low` the kernel gives it only what the
+# machine's own processes leave idle. Fails where that cgroup cannot be set (another cgroup driver, no permission).
+docker_cpu_weight() {
+  local v1=/sys/fs/cgroup/cpu/docker v2=/sys/fs/cgroup/docker
+  if [[ -d ${v1%/docker} ]]; then
+    mkdir -p "$v1" 2>/dev/null && echo "$([[ $1 == low ]] && echo 2 || echo 1024)" >"$v1/cpu.shares" 2>/dev/null
+  elif [[ -f $v2/cpu.weight ]]; then
+    echo "$([[ $1 == low ]] && echo 1 || echo 100)" >"$v2/cpu.weight" 2>/dev/null
+  else
+    return 1
+  fi
+}

@@ -7,9 +7,11 @@ import Testing
 
 extension MessagingFixture {
     /// Writes `event` to the producer's outbox in one statement, as a chat message is sent, and hands its row to
-    /// `handOff` once committed.
-    func emit(_ event: ThingHappened, handingTo handOff: OutboxHandOff) async throws {
-        let ticket = handOff.ticket()
+    /// `handOff` once committed, on `ticket` (by default one given now).
+    func emit(
+        _ event: ThingHappened, handingTo handOff: OutboxHandOff, ticket given: OutboxHandOff.Ticket? = nil
+    ) async throws {
+        let ticket = given ?? handOff.ticket()
         let rows = try await producer.pool.query(
             """
             WITH source AS (SELECT 1), \(Outbox.commonTableExpressions(
@@ -77,13 +79,7 @@ extension MessagingFixture {
         let ticket = handOff.ticket()
         handOff.deactivate()
         handOff.activate()
-        let rows = try await fixture.producer.pool.query(
-            """
-            WITH source AS (SELECT 1), \(Outbox.commonTableExpressions(
-                for: event(3), payload: "\(try JSONText(event(3)))::jsonb", from: "source", ticket: ticket))
-            SELECT (SELECT count(*) FROM notified) AS notified, o.* FROM outboxed o
-            """)
-        handOff.committed(ticket, rows: Array(rows), type: ThingHappened.type, schemaVersion: 1)
+        try await fixture.emit(event(3), handingTo: handOff, ticket: ticket)
         let afterTheEnd = handOff.take()
         #expect(afterTheEnd.rows.isEmpty)
         #expect(afterTheEnd.mustRead)
