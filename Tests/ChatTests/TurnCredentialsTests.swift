@@ -47,17 +47,23 @@ import Testing
         // NB: below the kernel's ephemeral ports (32768 on), and apart from RabbitMQ's (25672) and scripts/up's.
         let port = Int.random(in: 21_000...24_999)
         let relayPorts = Int.random(in: 30_000...32_600)
-        let server = try Self.start(
+        let server = try ChildProcess([
             "turnserver", "-n", "--listening-ip=127.0.0.1", "--listening-port=\(port)", "--relay-ip=127.0.0.1",
             "--min-port=\(relayPorts)", "--max-port=\(relayPorts + 20)", "--use-auth-secret",
             "--static-auth-secret=\(secret)", "--realm=tarrare", "--no-tls", "--no-dtls", "--no-cli",
-            "--allow-loopback-peers", "--log-file=stdout")
+            "--allow-loopback-peers", "--log-file=stdout",
+        ])
         // NB: coturn does not stop on SIGTERM.
-        defer { kill(server.processIdentifier, SIGKILL) }
+        defer {
+            server.signal(SIGKILL)
+            _ = server.waitUntilExit()
+        }
         // NB: a binding request sent before coturn listens is lost, and the client waits for its answer forever.
         try await eventually("coturn answers on port \(port)") {
-            try await Self.run("timeout", "-s", "KILL", "2", "turnutils_stunclient", "-p", "\(port)", "127.0.0.1")
-                .status == 0
+            try await ChildProcess.run([
+                "timeout", "-s", "KILL", "2", "turnutils_stunclient", "-p", "\(port)", "127.0.0.1",
+            ])
+            .status == 0
         }
 
         for (signingSecret, relays) in [(secret, true), ("another secret", false)] {
@@ -65,46 +71,15 @@ import Testing
                 EnvironmentReader(values: ["TURN_URLS": "turn:127.0.0.1:\(port)", "TURN_SECRET": signingSecret]))
             let credentials = try #require(settings.iceServers(for: UUID()).iceServers.first)
             // An allocation, a permission and a few messages relayed to a peer of its own, over UDP.
-            let (status, output) = try await Self.run(
+            let (status, output) = try await ChildProcess.run([
                 "timeout", "-s", "KILL", "20", "turnutils_uclient", "-p", "\(port)", "-u", credentials.username, "-w",
                 credentials.credential, "-y",
-                "-n", "2", "-m", "1", "-l", "100", "127.0.0.1")
+                "-n", "2", "-m", "1", "-l", "100", "127.0.0.1",
+            ])
             #expect((status == 0) == relays, "signed with \(signingSecret): exit \(status)")
             #expect(status != 137, "turnutils_uclient took more than 20 s")
             // NB: the client exits 0 when every packet was lost too.
             if relays { #expect(output.contains("Total lost packets 0 "), "\(output.suffix(1500))") }
         }
-    }
-
-    /// A Debian program started in the background, its output dropped.
-    static func start(_ arguments: String...) throws -> Process {
-        let process = program(arguments)
-        try process.run()
-        return process
-    }
-
-    /// A Debian program run to its end: its exit status and what it printed.
-    static func run(_ arguments: String...) async throws -> (status: Int32, output: String) {
-        let process = program(arguments)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("turn-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let output = try FileHandle(forWritingTo: file)
-        defer { try? output.close() }
-        process.standardOutput = output
-        let status = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return (status, String(decoding: try Data(contentsOf: file), as: UTF8.self))
-    }
-
-    private static func program(_ arguments: [String]) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        return process
     }
 }

@@ -107,7 +107,7 @@ final class SocketRecorder: Sendable {
 
     private func story(_ system: RunningSystem) async throws {
         for service in ["places", "matching", "chat", "notifications"] { try await system.start(service) }
-        try system.run(
+        try await system.run(
             "places",
             ["import", RunningSystem.repositoryRoot.appendingPathComponent("data/helsinki-centre-places.geojson").path])
         let (olli, eero, mallory) = (UUID(), UUID(), UUID())

@@ -19,7 +19,7 @@ final class RunningSystem: @unchecked Sendable {
     /// Made last in `init`, once nothing can throw: a client dropped without its shutdown stops the process.
     let http: HTTPClient
     var ports: [String: Int] = [:]
-    private var processes: [Process] = []
+    private var processes: [ChildProcess] = []
     private let directory: URL
     private let keyFile: URL
     private var databases: [String: TestDatabase] = [:]
@@ -57,16 +57,11 @@ final class RunningSystem: @unchecked Sendable {
                 "DELIVERY_OFFER_WINDOW_SECONDS": "600", "RIDES_OFFER_WINDOW_SECONDS": "600",
             ]
         ) { $1 }
-        let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent(service)
-        process.environment = environment
         let log = directory.appendingPathComponent("\(name).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        processes.append(process)
+        processes.append(
+            try ChildProcess(
+                [Self.binaries.appendingPathComponent(service).path], environment: environment,
+                standardOutput: .file(log.path), standardError: .file(log.path)))
         ports[name] = port
         do {
             try await eventually("\(name) ready", timeout: 60) {
@@ -95,18 +90,14 @@ final class RunningSystem: @unchecked Sendable {
     }
 
     /// Runs a command of an executable (`places import FILE`) against the service's database.
-    func run(_ service: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent(service)
-        process.arguments = arguments
+    func run(_ service: String, _ arguments: [String]) async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTGRES_URL"] = databases[service]?.url
         environment["LOG_LEVEL"] = "warning"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(service) \(arguments) failed") }
+        let (status, errors) = try await ChildProcess.run(
+            [Self.binaries.appendingPathComponent(service).path] + arguments, environment: environment,
+            capturing: .standardError)
+        guard status == 0 else { throw TestFailure("\(service) \(arguments) failed: \(errors)") }
     }
 
     /// Publishes `match.accepted` and `match.opened` as matching would and returns the match id.
@@ -147,12 +138,8 @@ final class RunningSystem: @unchecked Sendable {
     }
 
     func stop() async throws {
-        for process in processes where process.isRunning {
-            process.terminate()
-        }
-        for process in processes {
-            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        }
+        for process in processes { process.signal(SIGTERM) }
+        for process in processes { _ = await process.exitStatus() }
         try await http.shutdown()
         try? await broker.delete()
     }

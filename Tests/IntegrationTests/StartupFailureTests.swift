@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import TestSupport
 import Testing
 
@@ -12,28 +13,15 @@ import Testing
     /// with `standardOutput`, to standard output).
     func run(
         _ executable: String, _ arguments: [String] = [], environment: [String: String], standardOutput: Bool = false
-    ) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = RunningSystem.binaries.appendingPathComponent(executable)
-        process.arguments = arguments
-        process.environment = environment
-        let pipe = Pipe()
-        if standardOutput {
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-        } else {
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-        }
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    ) async throws -> (Int32, String) {
+        try await ChildProcess.run(
+            [RunningSystem.binaries.appendingPathComponent(executable).path] + arguments, environment: environment,
+            capturing: standardOutput ? .standardOutput : .standardError)
     }
 
     @Test(arguments: ["places", "matching", "chat", "notifications"])
-    func aServiceWithoutItsTokenKeyInProductionNamesIt(service: String) throws {
-        let (status, output) = try run(
+    func aServiceWithoutItsTokenKeyInProductionNamesIt(service: String) async throws {
+        let (status, output) = try await run(
             service,
             environment: [
                 "ENVIRONMENT": "production", "POSTGRES_URL": Self.unreachableDatabase,
@@ -46,8 +34,8 @@ import Testing
         #expect(!output.contains("Fatal error"))
     }
 
-    @Test func aServiceWhoseDatabaseIsOutOfReachNamesIt() throws {
-        let (status, output) = try run(
+    @Test func aServiceWhoseDatabaseIsOutOfReachNamesIt() async throws {
+        let (status, output) = try await run(
             "chat", environment: ["POSTGRES_URL": Self.unreachableDatabase, "JWT_PUBLIC_KEY": "unused"])
 
         #expect(status == 1)
@@ -56,11 +44,11 @@ import Testing
         #expect(!output.contains("Fatal error"))
     }
 
-    @Test func anImportWhoseDatabaseIsOutOfReachNamesIt() throws {
+    @Test func anImportWhoseDatabaseIsOutOfReachNamesIt() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID()).geojson")
         try Data(#"{"type":"FeatureCollection","features":[]}"#.utf8).write(to: file)
 
-        let (status, output) = try run(
+        let (status, output) = try await run(
             "places", ["import", file.path], environment: ["POSTGRES_URL": Self.unreachableDatabase])
 
         #expect(status == 1)
@@ -69,8 +57,8 @@ import Testing
         #expect(!output.contains("Fatal error"))
     }
 
-    @Test func importHelpPrintsItsUsageWithoutConnectingAnywhere() throws {
-        let (status, output) = try run(
+    @Test func importHelpPrintsItsUsageWithoutConnectingAnywhere() async throws {
+        let (status, output) = try await run(
             "places", ["import", "--help"], environment: ["POSTGRES_URL": Self.unreachableDatabase],
             standardOutput: true)
 

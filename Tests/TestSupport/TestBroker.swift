@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import ServiceKit
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -96,7 +97,7 @@ public struct TestBroker: Sendable {
     static func rabbitmqctl(_ arguments: [String]) async throws -> String {
         var attempts = 1
         while true {
-            let (status, text) = try await runRabbitmqctl(arguments)
+            let (status, text) = try await ChildProcess.run([TestEnvironment.rabbitmqctl] + arguments)
             if status == 0 { return text }
             guard text.contains("Distribution failed"), attempts < 4 else {
                 throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
@@ -104,24 +105,6 @@ public struct TestBroker: Sendable {
             attempts += 1
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...1000)))
         }
-    }
-
-    private static func runRabbitmqctl(_ arguments: [String]) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [TestEnvironment.rabbitmqctl] + arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("rabbitmqctl-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try handle.close()
-        return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 }
 

@@ -27,7 +27,7 @@ package struct StreetImporter: Sendable {
     /// Imports the streets of `extract`; with `campus`, every way belongs to it. A campus the extract has no street
     /// of keeps its network.
     package func importStreets(_ extract: URL, campus forcedCampus: Campus?) async throws -> Summary {
-        let ways = try StreetNetwork.ways(geoJSONSequence: try Self.export(extract))
+        let ways = try StreetNetwork.ways(geoJSONSequence: try await Self.export(extract))
         var byCampus: [String: [StreetWay]] = [:]
         for way in ways {
             if let forcedCampus {
@@ -52,7 +52,7 @@ package struct StreetImporter: Sendable {
     }
 
     /// The extract's `highway` ways as a GeoJSON text sequence, made by osmium in a directory of its own.
-    static func export(_ extract: URL) throws -> Data {
+    static func export(_ extract: URL) async throws -> Data {
         guard FileManager.default.isReadableFile(atPath: extract.path) else {
             throw StreetImportError("cannot read \(extract.path)")
         }
@@ -61,33 +61,24 @@ package struct StreetImporter: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let highways = directory.appendingPathComponent("highways.osm.pbf").path
         let exported = directory.appendingPathComponent("highways.geojsonseq").path
-        try osmium(["tags-filter", extract.path, "w/highway", "--overwrite", "-o", highways])
-        try osmium([
+        try await osmium(["tags-filter", extract.path, "w/highway", "--overwrite", "-o", highways])
+        try await osmium([
             "export", highways, "-f", "geojsonseq", "-a", "type,id", "--geometry-types=linestring,polygon",
             "--overwrite", "-o", exported,
         ])
         return try Data(contentsOf: URL(fileURLWithPath: exported))
     }
 
-    private static func osmium(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["osmium"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+    private static func osmium(_ arguments: [String]) async throws {
+        let status: Int32
+        let message: String
         do {
-            try process.run()
+            (status, message) = try await ChildProcess.run(["osmium"] + arguments, capturing: .standardError)
         } catch {
-            throw StreetImportError("cannot run osmium (Debian's osmium-tool): \(error)")
+            throw StreetImportError("osmium is not installed (Debian's osmium-tool): \(error)")
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let reason =
-                process.terminationStatus == 127
-                ? "osmium is not installed (Debian's osmium-tool)"
-                : message.split(separator: "\n").last.map(String.init) ?? "exit \(process.terminationStatus)"
+        guard status == 0 else {
+            let reason = message.split(separator: "\n").last.map(String.init) ?? "exit \(status)"
             throw StreetImportError("osmium \(arguments[0]) failed: \(reason)")
         }
     }
