@@ -155,7 +155,9 @@ postgres_settings() {
 stop_postgres() {
   if postgres_running; then
     log "stopping PostgreSQL"
-    as_pg "$PGBIN/pg_ctl" stop -D "$PGDATA" -m fast -w >/dev/null
+    # NB: a fast shutdown finishes the checkpoint under way first, which after many writes takes more than the
+    # minute pg_ctl waits by default.
+    as_pg "$PGBIN/pg_ctl" stop -D "$PGDATA" -m fast -w -t 300 >/dev/null
   fi
 }
 
