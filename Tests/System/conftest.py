@@ -22,12 +22,6 @@ GATEWAY = os.environ.get("TARRARE_GATEWAY", "http://127.0.0.1:8080")
 SERVICES = {"accounts": 8081, "places": 8082, "matching": 8083, "chat": 8084, "notifications": 8085, "media": 8086}
 
 
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "alone: stops, restarts or reads back a part of the system that others' traffic goes through, so it"
-        " runs with no other test driving the system (scripts/test runs these after the web client's tests)")
-
 def eventually(condition, timeout=30.0, interval=0.1):
     """Calls `condition` until it returns something truthy; returns that, or the last falsy answer."""
     deadline = time.monotonic() + timeout

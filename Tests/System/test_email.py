@@ -186,8 +186,6 @@ def start(server):
     assert process.poll() is None and listening(server), f"the mail server did not start again (see {server['log']})"
 
 
-# NB: alone: while the mail server is down, no one else's sign-up gets its code.
-@pytest.mark.alone
 def test_mail_waits_for_a_mail_server_that_is_down_and_comes_once_when_it_is_back(api, system):
     server = mail_server()
     email = new_email("odotus")

@@ -6,7 +6,6 @@ import urllib.parse
 import uuid
 
 import httpx
-import pytest
 
 from conftest import GATEWAY, ROOT, Student, database, eventually, find, quiet_restaurant
 
@@ -49,9 +48,6 @@ def queued_containing(system, traces):
     return found
 
 
-# NB: alone: the queue scan takes every waiting message and puts it back, which only a broker no one else is using
-# takes unnoticed.
-@pytest.mark.alone
 def test_a_student_who_used_every_app_deletes_their_account_and_no_service_or_queue_keeps_a_trace(system):
     assert "TEST_RABBITMQ_API" in system, "the queue scan needs the broker's management API (scripts/infra env)"
     tag = uuid.uuid4().hex[:8]

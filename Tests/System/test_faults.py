@@ -20,8 +20,6 @@ from traffic import Traffic, pairs_near_campus, verify
 
 PAIRS = 4
 
-pytestmark = pytest.mark.alone
-
 
 @pytest.fixture(scope="module")
 def pairs(system):

@@ -24,9 +24,6 @@ from conftest import Student, eventually, taken_delivery
 ROOT = Path(__file__).resolve().parents[2]
 TRACED = ["chat", "notifications"]
 
-# NB: it restarts chat and notifications.
-pytestmark = pytest.mark.alone
-
 
 class Receiver:
     """An OTLP/HTTP receiver: every span POSTed to /v1/traces, with the service.name of its resource."""
