@@ -202,7 +202,11 @@ def build_images():
     for files in [(), ("deploy/rabbitmq-cluster.yml",)]:
         stack = Stack("tarrare-images", files=files)
         try:
-            stack.compose("build", timeout=3600)
+            answer = stack.compose("build", check=False, timeout=3600)
+            # NB: all of it, into the log: the failing step's own output comes before its long command line, which
+            # alone would fill the tail `compose` keeps.
+            if answer.returncode != 0:
+                sys.exit(f"docker compose build failed:\n{answer.stdout}{answer.stderr}")
         finally:
             shutil.rmtree(stack.folder, ignore_errors=True)
 
