@@ -86,12 +86,16 @@ class Stack:
         self.env["TEST_MAIL_FOLDER"] = str(self.mail)
         self.env["TEST_MAIL_PASSWORD"] = secrets.token_hex(16)
 
-    def compose(self, *arguments, check=True, timeout=600):
+    def command(self, *arguments):
+        """The compose command line of this project with `arguments`."""
         command = ["docker", "compose", "-p", self.project, "--project-directory", ROOT,
                    "--env-file", self.folder / ".env"]
         for file in self.files:
             command += ["-f", file]
-        answer = subprocess.run([*command, *arguments], env=self.env, capture_output=True, text=True, timeout=timeout)
+        return [*command, *arguments]
+
+    def compose(self, *arguments, check=True, timeout=600):
+        answer = subprocess.run(self.command(*arguments), env=self.env, capture_output=True, text=True, timeout=timeout)
         if check and answer.returncode != 0:
             raise AssertionError(f"docker compose {' '.join(map(str, arguments))} failed:\n{answer.stderr[-3000:]}")
         return answer
@@ -202,11 +206,15 @@ def build_images():
     for files in [(), ("deploy/rabbitmq-cluster.yml",)]:
         stack = Stack("tarrare-images", files=files)
         try:
-            answer = stack.compose("build", check=False, timeout=3600)
-            # NB: all of it, into the log: the failing step's own output comes before its long command line, which
-            # alone would fill the tail `compose` keeps.
-            if answer.returncode != 0:
-                sys.exit(f"docker compose build failed:\n{answer.stdout}{answer.stderr}")
+            # NB: every line of the build, as it comes and with the time it came, into the log: what each step took,
+            # and a failing step's own output, which comes before its long command line.
+            command = stack.command("--progress", "plain", "build")
+            with subprocess.Popen(command, env=stack.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True) as build:
+                for line in build.stdout:
+                    print(time.strftime("%H:%M:%S"), line, end="", flush=True)
+            if build.returncode != 0:
+                sys.exit(f"docker compose build failed (exit status {build.returncode}): its output is above")
         finally:
             shutil.rmtree(stack.folder, ignore_errors=True)
 
