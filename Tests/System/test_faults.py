@@ -15,7 +15,7 @@ import httpx
 import pika
 import pytest
 
-from conftest import GATEWAY, ROOT, Student, database, eventually
+from conftest import GATEWAY, ROOT, Student, database, eventually, restart
 from traffic import Traffic, pairs_near_campus, verify
 
 PAIRS = 4
@@ -28,12 +28,6 @@ def pairs(system):
 
 def infra(*arguments):
     subprocess.run([ROOT / "scripts" / "infra", *arguments], check=True, capture_output=True)
-
-
-def restart(service):
-    """Starts `service` again as it was built: a build's planning alone would keep it down for half a minute."""
-    subprocess.run([ROOT / "scripts" / "up", service], check=True, capture_output=True,
-                   env={**os.environ, "BUILD": "false"})
 
 
 @contextmanager

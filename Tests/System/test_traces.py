@@ -5,12 +5,9 @@ The receiver decodes what it gets with the OpenTelemetry protocol's own messages
 services are restarted without tracing afterwards, as the rest of the tests run them."""
 
 import gzip
-import os
-import subprocess
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -19,9 +16,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from conftest import Student, eventually, taken_delivery
+from conftest import Student, eventually, restart, taken_delivery
 
-ROOT = Path(__file__).resolve().parents[2]
 TRACED = ["chat", "notifications"]
 
 
@@ -74,22 +70,15 @@ class Receiver:
         self.server.shutdown()
 
 
-def restart(services, **environment):
-    """Restarts `services` as they were built, with `environment` added (or, without it, with no OTEL_ settings)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
-    subprocess.run([ROOT / "scripts" / "up", *services], check=True, capture_output=True,
-                   env={**env, **environment, "BUILD": "false"})
-
-
 @pytest.fixture
 def receiver(system):
     receiver = Receiver()
     try:
         # NB: spans go out a tenth of a second after they end rather than the default five.
-        restart(TRACED, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY="100")
+        restart(*TRACED, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY="100")
         yield receiver
     finally:
-        restart(TRACED)
+        restart(*TRACED)
         receiver.close()
 
 

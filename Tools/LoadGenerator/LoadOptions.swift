@@ -29,7 +29,8 @@ struct LoadOptions: ParsableArguments, Sendable {
     @Option(
         help: """
             chat: messages a second offered in all, each sent at its time however many are still unanswered (an open \
-            loop), instead of each student's --message-interval.
+            loop), instead of each student's --message-interval. limits: measure instead what the guarantees of so \
+            many chat messages a second cost PostgreSQL and RabbitMQ alone, for --seconds (below).
             """)
     var rate: Double?
     @Option(
@@ -80,7 +81,10 @@ struct LoadOptions: ParsableArguments, Sendable {
         second or more apart every one arrives) and frames at the wrong user. Sockets are held by the riders and \
         the rides' drivers (--all-sockets: every driver too). At the end the rides are completed and the drivers go \
         offline.
-          limits            only the two floors of this machine (below).
+          limits            only the two floors of this machine (below). With --rate R: for --seconds, R \
+        messages a second, each two durable single-row INSERTs (chat's send and notifications' feed entry are a \
+        commit each) and a durable broker round trip acknowledged every 50 ms, as the services' consumers do: the CPU \
+        of PostgreSQL and RabbitMQ per message, what the path's guarantees cost those two servers with nothing else.
 
         Every scenario ends by measuring two floors of this machine, one operation at a time: a durable RabbitMQ \
         round trip (publish with confirm to a quorum queue, consume, ack; account from TEST_AMQP_URL or \
@@ -96,6 +100,7 @@ struct LoadOptions: ParsableArguments, Sendable {
           .build/release/load chat --sockets 200 --seconds 30
           .build/release/load rides --drivers 2000 --rides 50 --seconds 60
           .build/release/load limits
+          .build/release/load limits --rate 200 --seconds 30
         """
 
     func validate() throws {

@@ -240,6 +240,22 @@ struct LoadReport {
         line("RabbitMQ round trip: publish → confirm → consume → ack (RT)", limits.brokerRoundTrip)
         line("PostgreSQL single-row INSERT, synchronous_commit on (INS)", limits.insert)
     }
+
+    static func printCost(messages: Int, seconds: Double, cpu: [String: Double]) {
+        Swift.print(
+            "\nwhat a chat message's guarantees cost the servers alone: \(messages) messages in \(format(seconds)) s, "
+                + "each two durable single-row INSERTs and a durable broker round trip")
+        Swift.print("  process          CPU s   ms per message")
+        for name in ["postgres", "beam.smp"] {
+            let used = cpu[name] ?? 0
+            Swift.print(
+                "  \(name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(pad(format(used), 7))"
+                    + "   \(format(used * 1000 / Double(max(messages, 1))))")
+        }
+        let both = (cpu["postgres"] ?? 0) + (cpu["beam.smp"] ?? 0)
+        Swift.print(
+            "  both           \(pad(format(both), 7))   \(format(both * 1000 / Double(max(messages, 1))))")
+    }
 }
 
 private func pad(_ text: String, _ width: Int) -> String {

@@ -16,6 +16,12 @@ struct LoadRun {
 
     func run() async throws {
         guard options.scenario != .limits else {
+            if let rate = options.rate {
+                await PathCounters.warnAboutLeftovers()
+                let (messages, cpu) = try await MachineLimits.measureCost(
+                    rate: rate, seconds: options.seconds, logger: logger)
+                return LoadReport.printCost(messages: messages, seconds: options.seconds, cpu: cpu)
+            }
             return LoadReport.printLimits(
                 try await MachineLimits.measure(samples: options.limitSamples, logger: logger))
         }
@@ -65,6 +71,7 @@ struct LoadRun {
             ? ChatScenario(options: options, population: population, setUp: setUp, actions: actions) : nil
         // NB: the chat's pairs are made before its CPU time and counters start, so that they are the messages' alone.
         let pairs = await chat?.pairUp() ?? []
+        await PathCounters.warnAboutLeftovers()
         let cpuAtStart = ProcessCPU.sample()
         let countersAtStart = await PathCounters.sample()
         measurements.startTimeline()

@@ -48,4 +48,34 @@ struct MachineLimits: Sendable {
         try await database.close()
         return times
     }
+
+    /// What the guarantees of one chat message cost PostgreSQL and RabbitMQ alone, at `rate` a second for `seconds`:
+    /// each message two durable single-row INSERTs, each its own commit (chat's send, notifications' feed entry), and
+    /// a durable broker round trip (publish with confirm to a quorum queue, consume, acknowledged every 50 ms). CPU
+    /// seconds by process over the run, from the kernel's accounting; nothing of the system runs the path meanwhile.
+    static func measureCost(rate: Double, seconds: Double, logger: Logger) async throws -> (
+        messages: Int, cpu: [String: Double]
+    ) {
+        let environment = ProcessInfo.processInfo.environment
+        guard let amqpURL = environment["BENCH_AMQP_URL"] ?? environment["TEST_AMQP_URL"] else {
+            throw LoadError("set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip")
+        }
+        guard let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw LoadError("the load generator's Migrations folder is missing from its bundle")
+        }
+        let database = try await BenchmarkDatabase.fresh(
+            named: "benchmark_load_cost", migrations: migrations, poolSize: 1, logger: logger)
+        let connection = try PostgresConnection(url: database.url, applicationName: "load-cost")
+        try connection.execute(script: "SET synchronous_commit = on")
+        let body = String(repeating: "x", count: 256)
+        let before = ProcessCPU.sample()
+        let messages = try await BrokerRoundTrip(url: amqpURL).pace(rate: rate, seconds: seconds) {
+            for _ in 0..<2 {
+                try connection.query("INSERT INTO insert_probes (id, body) VALUES (\(UUID()), \(body))")
+            }
+        }
+        let cpu = ProcessCPU.sample().since(before)
+        try await database.close()
+        return (messages, cpu)
+    }
 }
