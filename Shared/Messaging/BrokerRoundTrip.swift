@@ -23,14 +23,7 @@ public struct BrokerRoundTrip: Sendable {
 
     /// Sends `count` messages after `warmUp` unmeasured ones, on a thread of its own, and returns their times.
     public func measure(count: Int, warmUp: Int = 20) async throws -> [Sample] {
-        let thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
-        defer { thread.shutdownGracefully { _ in } }
-        let url = url
-        let bodySize = bodySize
-        return try await thread.runIfActive {
-            let trip = try Trip(url: url, bodySize: bodySize)
-            defer { trip.close() }
+        try await withTrip { trip in
             var samples: [Sample] = []
             samples.reserveCapacity(count)
             for index in 0..<(warmUp + count) {
@@ -48,14 +41,7 @@ public struct BrokerRoundTrip: Sendable {
     public func pace(rate: Double, seconds: Double, alongside: @escaping @Sendable () throws -> Void) async throws
         -> Int
     {
-        let thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
-        defer { thread.shutdownGracefully { _ in } }
-        let url = url
-        let bodySize = bodySize
-        return try await thread.runIfActive {
-            let trip = try Trip(url: url, bodySize: bodySize)
-            defer { trip.close() }
+        try await withTrip { trip in
             let start = DispatchTime.now().uptimeNanoseconds
             let interval = 1e9 / rate
             var sent = 0
@@ -76,6 +62,20 @@ public struct BrokerRoundTrip: Sendable {
             }
             if let tag = unacknowledged { try trip.consumer.ack(tag, andEveryEarlier: true) }
             return sent
+        }
+    }
+
+    /// Runs `body` with a `Trip` on a thread of its own (its calls block).
+    private func withTrip<T: Sendable>(_ body: @escaping @Sendable (Trip) throws -> T) async throws -> T {
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        defer { thread.shutdownGracefully { _ in } }
+        let url = url
+        let bodySize = bodySize
+        return try await thread.runIfActive {
+            let trip = try Trip(url: url, bodySize: bodySize)
+            defer { trip.close() }
+            return try body(trip)
         }
     }
 

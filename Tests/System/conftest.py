@@ -43,13 +43,13 @@ def infra_env():
     return env
 
 
-
 def restart(*services, **environment):
     """Starts `services` again as scripts/test built them, with `environment` added and without any OTEL_ setting
     but those in it: a build's planning alone would keep a service down for half a minute."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
     subprocess.run([ROOT / "scripts" / "up", *services], check=True, capture_output=True,
                    env={**env, **environment, "BUILD": "false"})
+
 
 @pytest.fixture(scope="session")
 def system():

@@ -16,11 +16,7 @@ struct MachineLimits: Sendable {
     /// Measures both: the broker through `TEST_AMQP_URL` (or `BENCH_AMQP_URL`), PostgreSQL in a database made anew
     /// through `BenchmarkDatabase`.
     static func measure(samples: Int, logger: Logger) async throws -> MachineLimits {
-        let environment = ProcessInfo.processInfo.environment
-        guard let amqpURL = environment["BENCH_AMQP_URL"] ?? environment["TEST_AMQP_URL"] else {
-            throw LoadError("set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip")
-        }
-        let trips = try await BrokerRoundTrip(url: amqpURL).measure(count: samples)
+        let trips = try await BrokerRoundTrip(url: try amqpURL()).measure(count: samples)
         let inserts = try await measureInserts(samples: samples, logger: logger)
         return MachineLimits(
             brokerConfirm: Distribution(trips.map(\.confirmed)),
@@ -29,11 +25,7 @@ struct MachineLimits: Sendable {
     }
 
     private static func measureInserts(samples: Int, logger: Logger) async throws -> [Double] {
-        guard let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
-            throw LoadError("the load generator's Migrations folder is missing from its bundle")
-        }
-        let database = try await BenchmarkDatabase.fresh(
-            named: "benchmark_load_limits", migrations: migrations, poolSize: 1, logger: logger)
+        let database = try await probesDatabase(named: "benchmark_load_limits", logger: logger)
         let body = String(repeating: "x", count: 256)
         let times = try await database.withConnection { connection -> [Double] in
             try connection.execute(script: "SET synchronous_commit = on")
@@ -56,20 +48,13 @@ struct MachineLimits: Sendable {
     static func measureCost(rate: Double, seconds: Double, logger: Logger) async throws -> (
         messages: Int, cpu: [String: Double]
     ) {
-        let environment = ProcessInfo.processInfo.environment
-        guard let amqpURL = environment["BENCH_AMQP_URL"] ?? environment["TEST_AMQP_URL"] else {
-            throw LoadError("set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip")
-        }
-        guard let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
-            throw LoadError("the load generator's Migrations folder is missing from its bundle")
-        }
-        let database = try await BenchmarkDatabase.fresh(
-            named: "benchmark_load_cost", migrations: migrations, poolSize: 1, logger: logger)
+        let broker = BrokerRoundTrip(url: try amqpURL())
+        let database = try await probesDatabase(named: "benchmark_load_cost", logger: logger)
         let connection = try PostgresConnection(url: database.url, applicationName: "load-cost")
         try connection.execute(script: "SET synchronous_commit = on")
         let body = String(repeating: "x", count: 256)
         let before = ProcessCPU.sample()
-        let messages = try await BrokerRoundTrip(url: amqpURL).pace(rate: rate, seconds: seconds) {
+        let messages = try await broker.pace(rate: rate, seconds: seconds) {
             for _ in 0..<2 {
                 try connection.query("INSERT INTO insert_probes (id, body) VALUES (\(UUID()), \(body))")
             }
@@ -77,5 +62,22 @@ struct MachineLimits: Sendable {
         let cpu = ProcessCPU.sample().since(before)
         try await database.close()
         return (messages, cpu)
+    }
+
+    /// The broker's URL for the measurements: `BENCH_AMQP_URL`, else `TEST_AMQP_URL`.
+    private static func amqpURL() throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["BENCH_AMQP_URL"] ?? environment["TEST_AMQP_URL"] else {
+            throw LoadError("set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip")
+        }
+        return url
+    }
+
+    /// A database made anew with the load generator's migrations (the `insert_probes` table).
+    private static func probesDatabase(named name: String, logger: Logger) async throws -> PostgresPool {
+        guard let migrations = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw LoadError("the load generator's Migrations folder is missing from its bundle")
+        }
+        return try await BenchmarkDatabase.fresh(named: name, migrations: migrations, poolSize: 1, logger: logger)
     }
 }
