@@ -85,7 +85,7 @@ extension Bool: PostgresDecodable {
 }
 
 extension UUID: PostgresDecodable {
-    public init?(postgresText: String) { self.init(uuidString: postgresText) }
+    public init?(postgresText: String) { self.init(hexText: postgresText) }
 }
 
 extension Date: PostgresDecodable {

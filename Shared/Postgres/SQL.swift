@@ -50,21 +50,36 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable {
         }
 
         /// Embeds another fragment, renumbering its `$n` placeholders after the ones already here.
+        ///
+        /// NB: by UTF-8 byte: read by character, the outbox's fragment of a chat message took 7 % of chat's CPU.
         public mutating func appendInterpolation(_ fragment: SQL) {
             let offset = parameters.count
-            var scanner = fragment.text[...]
-            while let dollar = scanner.firstIndex(of: "$") {
-                text += scanner[..<dollar]
-                let digits = scanner[scanner.index(after: dollar)...].prefix(while: \.isNumber)
-                if let number = Int(digits) {
-                    text += "$\(number + offset)"
-                } else {
-                    text += "$"
-                }
-                scanner = scanner[scanner.index(dollar, offsetBy: 1 + digits.count)...]
-            }
-            text += scanner
             parameters += fragment.parameters
+            guard offset > 0 else {
+                text += fragment.text
+                return
+            }
+            let dollar = UInt8(ascii: "$")
+            let source = Array(fragment.text.utf8)
+            var renumbered: [UInt8] = []
+            renumbered.reserveCapacity(source.count + 2 * fragment.parameters.count)
+            var index = 0
+            while index < source.count {
+                let byte = source[index]
+                renumbered.append(byte)
+                index += 1
+                guard byte == dollar else { continue }
+                var number = 0
+                var end = index
+                while end < source.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(source[end]) {
+                    number = number * 10 + Int(source[end] - UInt8(ascii: "0"))
+                    end += 1
+                }
+                guard end > index else { continue }
+                renumbered += String(number + offset).utf8
+                index = end
+            }
+            text += String(decoding: renumbered, as: UTF8.self)
         }
 
         /// Inserts trusted SQL text (an identifier the program chose), never user input.
@@ -115,7 +130,7 @@ extension Bool: PostgresEncodable {
 }
 
 extension UUID: PostgresEncodable {
-    public var postgresText: String { uuidString }
+    public var postgresText: String { hexText }
 }
 
 extension Date: PostgresEncodable {
@@ -165,9 +180,9 @@ public struct JSONText: PostgresEncodable {
     public let postgresText: String
 
     public init(_ value: some Encodable) throws {
+        // NB: keys in no particular order: jsonb keeps its own, and sorting them was a tenth of the encoding.
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
         postgresText = String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 

@@ -386,4 +386,35 @@ import Testing
         #expect(sql.text == "SELECT * FROM things WHERE id = $1 AND name = $2 AND note = $3 LIMIT $4")
         #expect(sql.parameters.count == 4)
     }
+
+    @Test func aFragmentsPlaceholdersAreRenumberedAndItsOtherDollarsKept() {
+        let values = (1...10).map(String.init)
+        var fragment: SQL = "ARRAY[\(values[0])"
+        for value in values.dropFirst() { fragment.append(", \(value)") }
+        fragment.append("] @> $$$$ AND x = 'Käpylä'")
+
+        let sql: SQL = "SELECT \(1), \(2), \(fragment)"
+
+        #expect(
+            sql.text == "SELECT $1, $2, ARRAY[$3, $4, $5, $6, $7, $8, $9, $10, $11, $12] @> $$$$ AND x = 'Käpylä'")
+        #expect(sql.parameters == ["1", "2"] + values)
+    }
+
+    @Test func aUUIDsTextIsFoundationsBothWays() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(id.hexText == id.uuidString)
+            #expect(UUID(hexText: id.uuidString) == id)
+            #expect(UUID(hexText: id.uuidString.lowercased()) == id)
+        }
+        let text = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+        for wrong in [
+            "", "E621E1F8C36C495A93FC0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", text + "0",
+            "E621E1F8-C36C-495A-93FC_0C247A3E6E5F", "G621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+            "E621E1F-8C36C-495A-93FC-0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6É5",
+        ] {
+            #expect(UUID(hexText: wrong) == nil, "\(wrong)")
+            #expect(UUID(uuidString: wrong) == nil, "\(wrong)")
+        }
+    }
 }

@@ -184,13 +184,14 @@ annotations:
 {{- end }}
 {{- end -}}
 
-{{/* The gateway's upstreams: each route's variable names a group whose server is the service's Kubernetes Service. */}}
+{{/* The gateway's upstreams: each route's variable names a group whose server is the service's Kubernetes Service,
+with as many idle connections kept per worker as requests may be in flight (gateway/upstreams.local.conf says why). */}}
 {{- define "tarrare.gatewayUpstreams" -}}
 {{- $ports := include "tarrare.ports" . | fromYaml -}}
 proxy_connect_timeout 2s;
 {{- range $name := list "accounts" "places" "matching" "chat" "notifications" "media" }}
 {{- $service := include "tarrare.componentName" (dict "root" $ "component" $name) }}
-upstream {{ $name }} { server {{ $service }}:{{ index $ports $name }}; keepalive 32; }
+upstream {{ $name }} { server {{ $service }}:{{ index $ports $name }}; keepalive 256; }
 {{- end }}
 {{- $notifications := include "tarrare.componentName" (dict "root" $ "component" "notifications") }}
 upstream notifications_stream { server {{ $notifications }}:{{ $ports.notifications }}; }
