@@ -78,7 +78,7 @@ public struct TestBroker: Sendable {
     /// millisecond more at 200 a second. Names without a start time are from before names had one. What the process
     /// does not get to before it ends, the next run deletes.
     private static let sweep: Void = {
-        let cutoff = Templates.started - 3600
+        let cutoff = Templates.leftoversBefore
         Task.detached(priority: .background) {
             guard let data = try? await api("GET", "vhosts?columns=name"),
                 let vhosts = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]

@@ -50,6 +50,9 @@ actor Templates {
     /// When this process started, in seconds since 1970: part of the name of every database it makes.
     static let started = Int(Date().timeIntervalSince1970)
 
+    /// What runs that started before this left behind (databases, the broker's vhosts) is swept: an hour earlier.
+    static let leftoversBefore = started - 3600
+
     /// `<kind>_<started>_<uuid>`: 48 characters, under PostgreSQL's 63.
     static func name(_ kind: String) -> String {
         "\(kind)_\(started)_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
@@ -83,7 +86,7 @@ actor Templates {
     /// or one whose databases are being looked into, keeps them. Names without a start time are from before names
     /// had one. What the process does not get to before it ends, the next run drops.
     private static func dropLeftovers() {
-        let cutoff = started - 3600
+        let cutoff = leftoversBefore
         Task.detached(priority: .background) {
             // NB: a pool of its own, whose thread the drops (about 0.1 s each) may hold for minutes,
             // rather than the admin connection that creates the tests' databases.
