@@ -288,6 +288,10 @@ let package = Package(
             path: "Tests/PlacesTests", exclude: ["Fixtures"]),
         .testTarget(
             name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
+        .testTarget(
+            name: "LoadGeneratorTests",
+            dependencies: ["LoadGenerator", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/LoadGeneratorTests"),
         // Matching: each flow's tests run matching with that flow alone; MatchingTests, the executable with all of them.
         .target(
             name: "MatchingTestSupport",

@@ -46,13 +46,24 @@ struct Gateway: Sendable {
         body: [String: Any]? = nil,
         expected: Set<UInt> = []
     ) async -> Answer? {
+        let json = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }.map { ByteBuffer(bytes: $0) }
+        return await call(method, path, operation: operation, token: token, json: json, expected: expected)
+    }
+
+    /// The same with the body's JSON already written. With `readsAnswer` false the answer's body is not parsed
+    /// (its `json` is empty): a caller that needs only the status spares the machine it measures that work.
+    @discardableResult
+    func call(
+        _ method: HTTPMethod, _ path: String, operation: String? = nil, token: String? = nil, json: ByteBuffer?,
+        readsAnswer: Bool = true, expected: Set<UInt> = []
+    ) async -> Answer? {
         let operation = operation ?? "\(method.rawValue) \(path)"
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let body, let data = try? JSONSerialization.data(withJSONObject: body) {
+        if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: data))
+            request.body = .bytes(json)
         }
         let start = Stopwatch.now()
         do {
@@ -60,7 +71,10 @@ struct Gateway: Sendable {
             let bytes = try await response.body.collect(upTo: 1 << 22)
             let elapsed = Stopwatch.now() - start
             let status = response.status.code
-            let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
+            let json =
+                readsAnswer
+                ? (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
+                : [:]
             measurements.record(operation, seconds: elapsed)
             let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
             if !(200..<300).contains(status) && !expected.contains(status) {
@@ -106,4 +120,39 @@ extension [String: Any] {
     func id(_ key: String) -> String? { (self[key] as? String)?.lowercased() }
     func object(_ key: String) -> [String: Any]? { self[key] as? [String: Any] }
     func objects(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
+}
+
+extension ByteBuffer {
+    /// A JSON object of string fields, written byte by byte: what `JSONSerialization` would write for them, without
+    /// its cost on the hot path of `load chat`.
+    init(jsonStrings fields: KeyValuePairs<String, String>) {
+        self.init()
+        writeInteger(UInt8(ascii: "{"))
+        for (index, (key, value)) in fields.enumerated() {
+            if index > 0 { writeInteger(UInt8(ascii: ",")) }
+            writeJSONString(key)
+            writeInteger(UInt8(ascii: ":"))
+            writeJSONString(value)
+        }
+        writeInteger(UInt8(ascii: "}"))
+    }
+
+    private mutating func writeJSONString(_ text: String) {
+        writeInteger(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                writeInteger(UInt8(ascii: "\\"))
+                writeInteger(byte)
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                writeString("\\u00")
+                writeInteger(hex[Int(byte >> 4)])
+                writeInteger(hex[Int(byte & 0xf)])
+            default:
+                writeInteger(byte)
+            }
+        }
+        writeInteger(UInt8(ascii: "\""))
+    }
 }

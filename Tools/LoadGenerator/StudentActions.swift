@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// What a student does in the app, each step one or more requests through the gateway or a wait on their
 /// socket. Every request is recorded by the gateway; a step that fails returns nil.
@@ -150,7 +151,8 @@ struct StudentActions: Sendable {
             let answer = await gateway.call(
                 .POST, "/v1/conversations/\(conversationId)/messages",
                 operation: "POST /v1/conversations/{id}/messages",
-                token: sender.token, body: ["id": messageId, "text": text])
+                token: sender.token, json: ByteBuffer(jsonStrings: ["id": messageId, "text": text]),
+                readsAnswer: false)
             if answer?.isSuccess == true { return true }
             ledger.notSent(message: messageId)
             guard let wait = answer?.retryAfter, wait <= 30 else { return false }
