@@ -123,8 +123,8 @@ extension [String: Any] {
 }
 
 extension ByteBuffer {
-    /// A JSON object of string fields, written byte by byte: what `JSONSerialization` would write for them, without
-    /// its cost on the hot path of `load chat`.
+    /// A JSON object of string fields, written byte by byte (quotes, backslashes and control characters escaped,
+    /// the rest as it is): `JSONSerialization`'s work without its cost, on the hot path of `load chat`.
     init(jsonStrings fields: KeyValuePairs<String, String>) {
         self.init()
         writeInteger(UInt8(ascii: "{"))
