@@ -207,8 +207,8 @@ let package = Package(
         .executableTarget(
             name: "LoadGenerator",
             dependencies: [
-                "BenchmarkSupport", "ServiceKit", "Postgres", "Messaging", "TarrareClient", .logging, .nioConcurrency,
-                .argumentParser, .histogram,
+                "BenchmarkSupport", "Contracts", "ServiceKit", "Postgres", "Messaging", "TarrareClient", .logging,
+                .nioConcurrency, .argumentParser, .histogram,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

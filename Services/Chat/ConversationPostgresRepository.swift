@@ -107,7 +107,7 @@ struct ConversationPostgresRepository: Sendable {
                 WHERE open AND NOT erased AND NOT EXISTS (SELECT 1 FROM existing)
                 RETURNING seq, id, conversation_id, sender_id, text, sent_at
             ), \(Outbox.commonTableExpressions(
-                for: event, payload: "jsonb_set(\(try JSONText(event))::jsonb, '{recipients}', member.others)",
+                for: event, payload: "jsonb_set(\(JSONText(raw: event.json))::jsonb, '{recipients}', member.others)",
                 from: "sent, member", ticket: ticket))
             SELECT (SELECT open FROM member) AS open, (SELECT erased FROM member) AS erased,
                 (SELECT count(*) FROM notified) AS notified,

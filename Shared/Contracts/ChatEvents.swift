@@ -67,6 +67,21 @@ public struct MessageSent: Event, Equatable {
         self.sentAt = sentAt
         version = 1
     }
+
+    /// The event's JSON as `JSONEncoder` writes it with `.iso8601` times (its keys in another order, `/` not
+    /// escaped), written directly: chat writes one for every message.
+    public var json: String {
+        var object = JSONObjectWriter()
+        object.add("messageId", messageId)
+        object.add("conversationId", conversationId)
+        object.add("senderId", senderId)
+        object.add("senderName", senderName)
+        object.add("recipients", recipients)
+        object.add("text", text)
+        object.add("sentAt", sentAt, .iso8601)
+        object.add("version", version)
+        return String(decoding: object.finished, as: UTF8.self)
+    }
 }
 
 /// Messages of a conversation removed: their author deleted their account. The other members' open chats blank them
