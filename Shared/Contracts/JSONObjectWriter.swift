@@ -8,7 +8,7 @@ import Foundation
 /// characters (`\b`, `\f`, `\n`, `\r` and `\t` by their short forms, the rest as `\u00XX`); everything else is
 /// written as it is. UUIDs are written as `Codable` writes them (`uuidString`).
 public struct JSONObjectWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+    private var bytes: [UInt8]
 
     public init() {
         bytes = [UInt8(ascii: "{")]
