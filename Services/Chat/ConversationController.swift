@@ -86,9 +86,9 @@ extension Message: ResponseGenerator {
         object.add("id", id)
         object.add("removed", removed)
         object.add("senderId", senderId)
-        object.add("sentAt", sentAt, Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        object.add("sentAt", sentAt, ServiceJSON.timeStyle)
         object.add("text", text)
-        return object.finished
+        return object.finished()
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -80,7 +80,7 @@ public struct MessageSent: Event, Equatable {
         object.add("text", text)
         object.add("sentAt", sentAt, .iso8601)
         object.add("version", version)
-        return String(decoding: object.finished, as: UTF8.self)
+        return String(decoding: object.finished(), as: UTF8.self)
     }
 }
 

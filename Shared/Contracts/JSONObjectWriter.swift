@@ -16,7 +16,10 @@ public struct JSONObjectWriter: Sendable {
     }
 
     /// The object, closed.
-    public var finished: [UInt8] { bytes + [UInt8(ascii: "}")] }
+    public consuming func finished() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
 
     public mutating func add(_ key: String, _ value: String) {
         addKey(key)

@@ -33,11 +33,14 @@ public enum ServiceJSON {
         return decoder
     }()
 
+    /// How the API writes a time: ISO 8601 in UTC, with milliseconds.
+    public static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(date.formatted(timeStyle))
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

@@ -129,6 +129,6 @@ extension ByteBuffer {
     init(jsonStrings fields: KeyValuePairs<String, String>) {
         var object = JSONObjectWriter()
         for (key, value) in fields { object.add(key, value) }
-        self.init(bytes: object.finished)
+        self.init(bytes: object.finished())
     }
 }
