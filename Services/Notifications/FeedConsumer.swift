@@ -65,8 +65,12 @@ enum FeedConsumer {
     static func appendToFeeds(_ events: [ReceivedEvent]) throws -> FinalStatement {
         var entries: [FeedPostgresRepository.NewEntry] = []
         for event in events {
-            let recipients = try JSONDecoder().decode(Addressed.self, from: event.body).recipients ?? []
-            let json = String(decoding: event.body, as: UTF8.self)
+            // NB: a body that is no UTF-8 is JSONDecoder's to refuse.
+            let text = String(validating: event.body, as: UTF8.self)
+            let recipients =
+                try text.flatMap(Recipients.scan)
+                ?? JSONDecoder().decode(Addressed.self, from: event.body).recipients ?? []
+            let json = text ?? String(decoding: event.body, as: UTF8.self)
             var seen = Set<UUID>()
             for userId in recipients where seen.insert(userId).inserted {
                 entries.append(.init(userId: userId, type: event.type, eventJSON: json, messageId: event.messageId))

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ServiceKit
 
 /// Where each user's entries go live.
 enum FeedRouting {
@@ -32,7 +33,7 @@ struct FeedEntry: Sendable, Equatable {
     }
 
     static func frame(seq: Int64, type: String, at: Date, dataJSON: String) -> String {
-        let time = at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let time = at.formatted(ServiceJSON.timeStyle)
         return #"{"seq":\#(seq),"type":"\#(type)","at":"\#(time)","data":\#(dataJSON)}"#
     }
 }

@@ -17,11 +17,15 @@ public struct PostgresRows: Sendable, Sequence {
 }
 
 /// One row; columns are read by name.
+///
+/// NB: its decoding is inlinable, so that a caller's decode is specialized for the type it reads: unspecialized,
+/// each column looked up the type's metadata and witnesses at run time.
 public struct PostgresRow: Sendable {
-    let columns: [String]
-    let values: [String?]
+    @usableFromInline let columns: [String]
+    @usableFromInline let values: [String?]
 
     /// Decodes a column that must not be NULL.
+    @inlinable
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
         guard let text = try text(column) else {
             throw PostgresError.decoding("column \(column) is NULL")
@@ -33,6 +37,7 @@ public struct PostgresRow: Sendable {
     }
 
     /// Decodes a column that may be NULL.
+    @inlinable
     public func decode<T: PostgresDecodable>(_ column: String, as type: T?.Type = T?.self) throws -> T? {
         guard let text = try text(column) else { return nil }
         guard let value = T(postgresText: text) else {
@@ -41,6 +46,7 @@ public struct PostgresRow: Sendable {
         return value
     }
 
+    @usableFromInline
     func text(_ column: String) throws -> String? {
         guard let index = columns.firstIndex(of: column) else {
             throw PostgresError.decoding("no column \(column)")
