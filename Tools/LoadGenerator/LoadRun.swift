@@ -25,6 +25,7 @@ struct LoadRun {
             return LoadReport.printLimits(
                 try await MachineLimits.measure(samples: options.limitSamples, logger: logger))
         }
+        if options.measuresLimits { _ = try MachineLimits.amqpURL() }
         let measurements = Measurements()
         let setUpMeasurements = Measurements()
         let gateway = Gateway(

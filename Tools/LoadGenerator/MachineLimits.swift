@@ -64,11 +64,14 @@ struct MachineLimits: Sendable {
         return (messages, cpu)
     }
 
-    /// The broker's URL for the measurements: `BENCH_AMQP_URL`, else `TEST_AMQP_URL`.
-    private static func amqpURL() throws -> String {
+    /// The broker's URL for the measurements: `BENCH_AMQP_URL`, else `TEST_AMQP_URL`. A scenario asks before it
+    /// starts, so that a run that could not end in its report does not begin.
+    static func amqpURL() throws -> String {
         let environment = ProcessInfo.processInfo.environment
         guard let url = environment["BENCH_AMQP_URL"] ?? environment["TEST_AMQP_URL"] else {
-            throw LoadError("set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip")
+            throw LoadError(
+                "set TEST_AMQP_URL (eval \"$(scripts/infra env)\") to measure the broker's round trip, or pass --no-limits"
+            )
         }
         return url
     }
