@@ -103,10 +103,18 @@ struct PathCounters: Sendable {
             "walRecords": try row.decode("wal_records"), "walFlushes": try row.decode("wal_sync"),
             "walBytes": try row.decode("wal_bytes"),
         ]
-        // NB: a statement of its own: a query that names pg_stat_statements fails as a whole where it is not made,
-        // even in a branch it would not take; and where it is made but not loaded, reading it fails.
-        if let statements = try? connection.query("SELECT sum(calls)::float8 AS statements FROM pg_stat_statements")
-            .first?.decode("statements", as: Double.self)
+        // NB: asked first, and read in a statement of its own: a query that names pg_stat_statements fails as a whole
+        // where it is not made, even in a branch it would not take, and where it is made but not loaded reading it
+        // fails; each failure is an error line in the server's log.
+        let readable = try connection.query(
+            """
+            SELECT to_regclass('pg_stat_statements') IS NOT NULL
+                AND current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' AS readable
+            """
+        ).first?.decode("readable", as: Bool.self)
+        if readable == true,
+            let statements = try connection.query("SELECT sum(calls)::float8 AS statements FROM pg_stat_statements")
+                .first?.decode("statements", as: Double.self)
         {
             values["statements"] = statements
         }
