@@ -94,7 +94,9 @@ struct PathCounters: Sendable {
             """
             SELECT pg_current_wal_flush_lsn()::text AS position,
                 (SELECT sum(tup_inserted + tup_updated + tup_deleted) FROM pg_stat_database)::float8 AS rows_changed,
-                wal_records::float8, wal_sync::float8, (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 AS wal_bytes
+                wal_records::float8, wal_sync::float8, (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 AS wal_bytes,
+                to_regclass('pg_stat_statements') IS NOT NULL
+                    AND current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' AS statements_readable
             FROM pg_stat_wal
             """
         ).first!
@@ -103,16 +105,10 @@ struct PathCounters: Sendable {
             "walRecords": try row.decode("wal_records"), "walFlushes": try row.decode("wal_sync"),
             "walBytes": try row.decode("wal_bytes"),
         ]
-        // NB: asked first, and read in a statement of its own: a query that names pg_stat_statements fails as a whole
+        // NB: asked above, and read in a statement of its own: a query that names pg_stat_statements fails as a whole
         // where it is not made, even in a branch it would not take, and where it is made but not loaded reading it
         // fails; each failure is an error line in the server's log.
-        let readable = try connection.query(
-            """
-            SELECT to_regclass('pg_stat_statements') IS NOT NULL
-                AND current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' AS readable
-            """
-        ).first?.decode("readable", as: Bool.self)
-        if readable == true,
+        if try row.decode("statements_readable", as: Bool.self),
             let statements = try? connection.query("SELECT sum(calls)::float8 AS statements FROM pg_stat_statements")
                 .first?.decode("statements", as: Double.self)
         {
