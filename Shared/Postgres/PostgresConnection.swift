@@ -292,7 +292,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs several statements without parameters (migrations, `SET`), after what is queued.
     public func execute(script: String) throws {
         if let queuedFailure { throw queuedFailure }
-        if !queued.isEmpty { try sendQueued(with: "SELECT 1") }
+        if !queued.isEmpty { _ = try sendQueued(with: "SELECT 1") }
         let result = PQexec(connection, script)
         defer { PQclear(result) }
         _ = try rows(of: result)

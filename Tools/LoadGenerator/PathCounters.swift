@@ -89,7 +89,7 @@ struct PathCounters: Sendable {
     private static func postgres(_ url: String) throws -> (values: [String: Double], walPosition: String) {
         let connection = try PostgresConnection(url: url, applicationName: "load-counters")
         // NB: the WAL's records are read with pg_walinspect (PostgreSQL 15's own), made where it is not yet.
-        try? connection.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
+        _ = try? connection.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         let row = try connection.query(
             """
             SELECT pg_current_wal_flush_lsn()::text AS position,
