@@ -16,6 +16,8 @@ struct LoadReport {
     let drainSeconds: Double
     /// CPU seconds each process of the path used over the measured phase and the drain.
     let cpu: [String: Double]
+    /// Context switches of each process of the path over the same time.
+    let switches: [String: Double]
     /// What PostgreSQL and RabbitMQ counted over the measured phase and the drain, where they could be read.
     let counters: PathCounters?
     let limits: MachineLimits?
@@ -160,16 +162,16 @@ struct LoadReport {
         Swift.print(
             "\nCPU time by process over the measured phase and the drain (the kernel's accounting, every process of "
                 + "the name on this machine)")
-        Swift.print("  process          CPU s   ms per \(unit)")
-        for (name, seconds) in cpu.sorted(by: { $0.value > $1.value }) {
+        Swift.print("  process          CPU s   ms per \(unit)   context switches per \(unit)")
+        func row(_ name: String, _ seconds: Double, _ switched: Double) {
             let perUnit = count > 0 ? format(seconds * 1000 / Double(count)) : "-"
+            let switchesPerUnit = count > 0 ? format(switched / Double(count)) : "-"
             Swift.print(
-                "  \(name.padding(toLength: 15, withPad: " ", startingAt: 0))\(pad(format(seconds), 7))   \(perUnit)")
+                "  \(name.padding(toLength: 15, withPad: " ", startingAt: 0))\(pad(format(seconds), 7))   "
+                    + "\(pad(perUnit, 6))   \(switchesPerUnit)")
         }
-        let total = cpu.values.reduce(0, +)
-        Swift.print(
-            "  all            \(pad(format(total), 7))   \(count > 0 ? format(total * 1000 / Double(count)) : "-")"
-        )
+        for (name, seconds) in cpu.sorted(by: { $0.value > $1.value }) { row(name, seconds, switches[name] ?? 0) }
+        row("all", cpu.values.reduce(0, +), switches.values.reduce(0, +))
     }
 
     /// What the servers counted, in all and for each message delivered (or feed entry received).

@@ -73,7 +73,7 @@ struct LoadRun {
         // NB: the chat's pairs are made before its CPU time and counters start, so that they are the messages' alone.
         let pairs = await chat?.pairUp() ?? []
         await PathCounters.warnAboutLeftovers()
-        let cpuAtStart = ProcessCPU.sample()
+        let cpuAtStart = ProcessCPU.sample(switches: true)
         let countersAtStart = await PathCounters.sample()
         measurements.startTimeline()
         let sampler = Task { await Self.sampleCPU(into: measurements) }
@@ -98,7 +98,8 @@ struct LoadRun {
             drain = await drainArrivals(ledger)
         }
         sampler.cancel()
-        let cpu = ProcessCPU.sample().since(cpuAtStart)
+        let cpuAtEnd = ProcessCPU.sample(switches: true)
+        let cpu = cpuAtEnd.since(cpuAtStart)
         var counters: PathCounters?
         if let countersAtStart {
             // NB: the servers' counters of the phase's last seconds come late (`PathCounters`).
@@ -116,7 +117,8 @@ struct LoadRun {
         LoadReport(
             options: options, measurements: measurements, setUp: setUpMeasurements, ledger: ledger,
             students: population.students, socketHolders: holders, undeliveredEntries: undelivered, elapsed: elapsed,
-            drainSeconds: drain, cpu: cpu, counters: counters, limits: limits
+            drainSeconds: drain, cpu: cpu, switches: cpuAtEnd.switchesSince(cpuAtStart), counters: counters,
+            limits: limits
         ).print()
     }
 
