@@ -306,6 +306,26 @@ enum StreamClient {
         #expect(try entries.first?.decode("type", as: String.self) == "duet.paired")
     }
 
+    @Test func aMalformedFieldThePlatformDoesNotUseIsRefusedAndNothingRegistered() async throws {
+        let app = try await NotificationsTestApp.make()
+        let token = try await app.token(UUID())
+        let endpoint = String(repeating: "%", count: 2049)
+        try await app.live(pushSender: RecordingPushSender()) { _, client in
+            for body in [
+                #"{"platform":"apns","token":"device-a","subscription":{"endpoint":"\#(endpoint)","keys":{"p256dh":"k","auth":"a"}}}"#,
+                #"{"platform":"fcm","token":"device-b","subscription":{"endpoint":"\#(endpoint)","keys":{"p256dh":"k","auth":"a"}}}"#,
+            ] {
+                let status = try await client.execute(
+                    uri: "/v1/devices", method: .post,
+                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: body)
+                ) { $0.status }
+                #expect(status == .badRequest)
+            }
+        }
+        #expect(try await app.database.pool.query("SELECT 1 FROM devices").isEmpty)
+    }
+
     @Test func anEntryNoSocketTookIsPushedOnceToTheDevicesOfItsUser() async throws {
         let app = try await NotificationsTestApp.make()
         let (offline, online, deviceless) = (UUID(), UUID(), UUID())

@@ -50,13 +50,17 @@ struct DeviceController: Sendable {
         guard PushDevice.platforms.contains(input.platform) else {
             throw NotificationError.invalid(field: "platform", "platform is web, apns or fcm.")
         }
+        // NB: a field the platform does not use is still refused when it is not as described, as any malformed input.
+        if let subscription = input.subscription, subscription.endpoint.utf8.count > 2048 {
+            throw NotificationError.invalid(field: "subscription.endpoint", "The endpoint is at most 2048 bytes.")
+        }
+        if let token = input.token, !(1...4096).contains(token.unicodeScalars.count) {
+            throw NotificationError.invalid(field: "token", "token is 1 to 4096 characters.")
+        }
         let (token, p256dh, auth): (String, Data?, Data?)
         if input.platform == "web" {
             guard let subscription = input.subscription else {
                 throw NotificationError.invalid(field: "subscription", "A web device is its push subscription.")
-            }
-            guard subscription.endpoint.utf8.count <= 2048 else {
-                throw NotificationError.invalid(field: "subscription.endpoint", "The endpoint is at most 2048 bytes.")
             }
             let checked = try WebPushSubscription(
                 endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth)
