@@ -68,8 +68,8 @@ struct DeviceController: Sendable {
                 checked.endpoint.absoluteString, checked.publicKey.x963Representation, checked.authSecret
             )
         } else {
+            // NB: its length was checked above, as any token's.
             guard let value = input.token,
-                (1...4096).contains(value.unicodeScalars.count),
                 value.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
             else {
                 throw NotificationError.invalid(
